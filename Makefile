@@ -1,0 +1,46 @@
+# parsolve: `make setup` once on a fresh Debian machine, then `make test`; `make demo` runs an example.
+SHELL := /bin/bash
+VENV  ?= .venv
+PY    := $(VENV)/bin/python
+NP    ?= 2
+MPIRUN := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 mpirun
+APT_PACKAGES := openmpi-bin libopenmpi-dev python3-dev python3-venv python3-numpy python3-mpi4py \
+	python3-petsc4py python3-h5py-mpi cython3 python3-setuptools python3-pytest python3-pytest-mpi \
+	python3-hypothesis python3-matplotlib build-essential
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup system venv build test test-serial test-mpi demo bench clean
+
+setup: system venv build
+
+system:
+	@if dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then echo "system packages: present"; else \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); fi
+
+venv:
+	@[ -x $(PY) ] || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
+
+build:
+	$(PY) setup.py -q build_ext --inplace 2>&1 | grep -vE 'FutureWarning|obj = getattr|_BetaConfiguration|warnings.warn' || true
+	@$(PY) -c "import parsolve.solvers.kernels as k; assert k.COMPILED, 'kernels not built'; print('kernels: compiled')"
+
+test: test-serial test-mpi
+
+test-serial:
+	$(PY) -m pytest -q -p no:cacheprovider tests --ignore=tests/mpi
+
+test-mpi:
+	$(MPIRUN) -n 2 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
+	$(MPIRUN) -n 3 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
+
+demo:
+	$(VENV)/bin/parsolve run jobs/examples/pour.py --output out/pour.h5
+	$(VENV)/bin/parsolve info out/pour.h5
+
+bench:
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf build parsolve/_kernels/*.so kernels/*.c out bench/results .pytest_cache

@@ -1,0 +1,17 @@
+"""parsolve: MPI-parallel nonsmooth contact dynamics of rigid bodies.
+
+A model is a Python script: build a Model (bodies, surface materials, obstacles, loads) and
+call model.run(duration, step, ...). Run it with `parsolve run model.py`, also under mpirun.
+"""
+from . import _env
+
+_env.configure()
+
+__version__ = "0.1.0"
+
+from .errors import CollectiveError, FileFormatError, InputError, ParsolveError  # noqa: E402
+from .model import Model  # noqa: E402
+from .solvers import GaussSeidel  # noqa: E402
+
+__all__ = ["Model", "GaussSeidel", "ParsolveError", "InputError", "CollectiveError",
+           "FileFormatError", "__version__"]

@@ -1,0 +1,1 @@
+"""Compiled kernels (built from ../../kernels/*.pyx by setup.py)."""

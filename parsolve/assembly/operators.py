@@ -1,0 +1,74 @@
+"""H, H^T and W = H M^-1 H^T for rigid bodies, vectorised over incidences.
+
+An incidence is one (contact, body) pair: a contact has one with body A (sign +1) and, unless B
+is an obstacle, one with body B (sign -1). For an incidence with local frame E (rows n, t1, t2)
+and lever r = point - x_body, H_e = sign * E [I, -[r]x], so that H_e (v, w) = sign E (v + w x r).
+Sums over incidences run in a fixed order (contact, then side; for W, body id), so the result
+does not depend on how the contacts were partitioned.
+"""
+import numpy as np
+
+
+def incidences(contacts, bodies):
+    """(contact index, body index, H (m, 3, 6)) for every incidence, ordered by (contact, side)."""
+    nc = len(contacts)
+    has_b = contacts.b >= 0
+    con = np.concatenate([np.arange(nc), np.nonzero(has_b)[0]])
+    body = np.concatenate([contacts.a, contacts.b[has_b]])
+    sign = np.concatenate([np.ones(nc), -np.ones(int(has_b.sum()))])
+    order = np.lexsort((sign < 0, con))
+    con, body, sign = con[order], body[order], sign[order]
+    E = contacts.frame[con] * sign[:, None, None]
+    r = contacts.point[con] - bodies.x[body]
+    H = np.empty((len(con), 3, 6))
+    H[:, :, :3] = E
+    H[:, :, 3:] = np.cross(r[:, None, :], E)          # rows of -E [r]x are r x e_i
+    return con, body, H
+
+
+def apply_H(con, body, H, v, w, nc):
+    """U = H u, per contact, in the local frame."""
+    u = np.concatenate([v[body], w[body]], axis=1)
+    U = np.zeros((nc, 3))
+    np.add.at(U, con, np.einsum("mij,mj->mi", H, u))
+    return U
+
+
+def apply_HT(con, body, H, R, nbodies):
+    """H^T R as (impulse, angular impulse) per body, world frame."""
+    g = np.einsum("mij,mi->mj", H, R[con])
+    out = np.zeros((nbodies, 6))
+    np.add.at(out, body, g)
+    return out[:, :3], out[:, 3:]
+
+
+def delassus(con, body, H, body_gid, inv_mass, Jinv, nc):
+    """W = H M^-1 H^T as block CSR (indptr, indices, blocks (nnz, 3, 3), diag).
+
+    The block pattern is the linked-interaction map: W_ab != 0 iff contacts a and b share a body.
+    """
+    K = np.empty_like(H)                                # K = H M^-1 per incidence
+    K[:, :, :3] = H[:, :, :3] * inv_mass[body][:, None, None]
+    K[:, :, 3:] = np.einsum("mik,mkj->mij", H[:, :, 3:], Jinv[body])
+    # all ordered pairs of incidences that share a body
+    by_body = np.argsort(body, kind="stable")
+    sb = body[by_body]
+    first = np.searchsorted(sb, sb, side="left")
+    count = np.searchsorted(sb, sb, side="right") - first
+    p1 = np.repeat(by_body, count)
+    offs = np.arange(len(p1)) - np.repeat(np.cumsum(count) - count, count)
+    p2 = by_body[np.repeat(first, count) + offs]
+    rows, cols = con[p1], con[p2]
+    order = np.lexsort((body_gid[body[p1]], cols, rows))
+    rows, cols, p1, p2 = rows[order], cols[order], p1[order], p2[order]
+    prod = np.einsum("mik,mjk->mij", K[p1], H[p2])
+    new = np.ones(len(rows), bool)
+    new[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
+    starts = np.nonzero(new)[0]
+    blocks = np.add.reduceat(prod, starts, axis=0) if len(starts) else np.zeros((0, 3, 3))
+    brow, bcol = rows[starts], cols[starts]
+    indptr = np.zeros(nc + 1, np.int64)
+    np.add.at(indptr, brow + 1, 1)
+    indptr = np.cumsum(indptr)
+    diag = np.nonzero(brow == bcol)[0]
+    return indptr, bcol.astype(np.int64), np.ascontiguousarray(blocks), diag.astype(np.int64)

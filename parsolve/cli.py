@@ -1,0 +1,106 @@
+"""Command line: `parsolve run model.py`, `parsolve info FILE`.
+
+`parsolve run` executes the model script (as `python model.py` would, with `__name__ ==
+"__main__"`), also under `mpirun -n P`. A ParsolveError ends every rank with its message and
+exit code 2; any other failure on one rank aborts all ranks (exit code 1), never a hang.
+"""
+import argparse
+import os
+import runpy
+import sys
+
+EXIT_INPUT = 2
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="parsolve", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a model script")
+    run.add_argument("script")
+    run.add_argument("--output", help="results file (overrides the script's default)")
+    run.epilog = "Arguments after `--` (or unknown to parsolve) are passed to the script."
+    info = sub.add_parser("info", help="say what a results file holds")
+    info.add_argument("file")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ns, rest = parser.parse_known_args(argv)
+    if ns.command == "run":
+        ns.args = [a for a in rest if a != "--"]
+        return _run(ns)
+    if ns.command == "info":
+        return _guard(lambda: print(describe(ns.file)))
+    return 1
+
+
+def _run(ns):
+    if not os.path.isfile(ns.script):
+        print(f"parsolve: error: no model script {ns.script!r}", file=sys.stderr)
+        return EXIT_INPUT
+    if ns.output:
+        os.environ["PARSOLVE_OUTPUT"] = ns.output
+    sys.argv = [ns.script] + list(ns.args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
+    return _guard(lambda: runpy.run_path(ns.script, run_name="__main__"))
+
+
+def _guard(fn):
+    from . import _env
+
+    _env.configure()
+    from mpi4py import MPI
+
+    from .errors import ParsolveError
+
+    try:
+        fn()
+    except ParsolveError as exc:
+        rank = MPI.COMM_WORLD.Get_rank()
+        prefix = f"parsolve: error (rank {rank}): " if MPI.COMM_WORLD.Get_size() > 1 else \
+            "parsolve: error: "
+        print(prefix + str(exc), file=sys.stderr, flush=True)
+        return EXIT_INPUT
+    except SystemExit:
+        raise
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.flush()
+        if MPI.COMM_WORLD.Get_size() > 1:
+            MPI.COMM_WORLD.Abort(1)
+        return 1
+    return 0
+
+
+def describe(path):
+    """A short human description of a parsolve results file."""
+    from .errors import FileFormatError
+    from .io.results import _h5py
+
+    h5py = _h5py()
+    try:
+        f = h5py.File(path, "r")
+    except (OSError, FileNotFoundError) as exc:
+        raise FileFormatError(f"{path}: not a readable HDF5 file ({exc})") from None
+    with f:
+        kind = f.attrs.get("format", "")
+        if kind != "parsolve-results":
+            raise FileFormatError(f"{path}: not a parsolve file (format attribute {kind!r})")
+        h = f["history"]
+        n = h["step"].shape[0]
+        lines = [f"{path}: parsolve results, version {f.attrs['version']}, "
+                 f"step {f.attrs['step_size']:g} s, written on {f.attrs['ranks']} rank(s)",
+                 f"  bodies {f['model/bodies/gid'].shape[0]}, obstacles "
+                 f"{f['model/obstacles/point'].shape[0]}, materials "
+                 f"{list(f['model/materials'].attrs['labels'])}",
+                 f"  history: {n} steps ({', '.join(h)})"]
+        if n:
+            lines.append(f"  time {h['time'][-1]:.6g} s, kinetic energy {h['kinetic_energy'][-1]:.4g}"
+                         f" J, contacts {h['contacts'][-1]}, residual {h['residual'][-1]:.2e}")
+        nf = f["frames/time"].shape[0]
+        lines.append(f"  frames: {nf} at t = {', '.join(f'{t:.4g}' for t in f['frames/time'][:8])}"
+                     + (" ..." if nf > 8 else ""))
+        return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

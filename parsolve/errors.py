@@ -1,0 +1,17 @@
+"""Errors a user can act on. Each names the culprit (body, material, file) and the bad value."""
+
+
+class ParsolveError(Exception):
+    """Base of parsolve's errors; `parsolve run` prints it on every rank and exits with 2."""
+
+
+class InputError(ParsolveError, ValueError):
+    """A model input is invalid: the message names the item and the offending value."""
+
+
+class CollectiveError(ParsolveError):
+    """An error raised on some rank(s), re-raised on every rank with the first rank's message."""
+
+
+class FileFormatError(ParsolveError):
+    """A file is not what it claims to be (missing datasets, wrong sizes, foreign layout)."""

@@ -1,0 +1,113 @@
+"""The results file of a run: one HDF5 file, readable with plain h5py.
+
+Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
+  /                      attrs: format="parsolve-results", version, model_fingerprint, step_size
+  /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, half, mass, inertia
+  /model/materials       attrs: labels (index -> label)
+  /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
+  /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...)
+  /frames/time, /frames/step          one entry per frame
+  /frames/NNNNNN/bodies/ gid, x, q, v, w
+  /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
+                         on A in the local frame, normal first), gap
+The file is opened with the MPI-IO driver on the run's communicator.
+"""
+import os
+
+import numpy as np
+
+HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
+           "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
+           "t_update", "t_output")
+_INT = {"step", "contacts", "iterations", "converged"}
+
+
+def _h5py():
+    from .. import _env
+
+    _env.configure()
+    import h5py
+
+    return h5py
+
+
+class ResultsWriter:
+    def __init__(self, path, comm, model, bodies, step_size, flush_every=200):
+        h5py = _h5py()
+        self.path = path
+        self.comm = comm
+        d = os.path.dirname(os.path.abspath(path))
+        os.makedirs(d, exist_ok=True)
+        self.f = h5py.File(path, "w", driver="mpio", comm=comm.mpi)
+        from .. import __version__
+
+        self.f.attrs.update(format="parsolve-results", version=__version__,
+                            model_fingerprint=model.fingerprint(), step_size=step_size,
+                            ranks=comm.size)
+        g = self.f.create_group("model/bodies")
+        for name in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
+            g.create_dataset(name, data=getattr(bodies, name))
+        self.f["model"].create_group("materials").attrs["labels"] = model.materials.labels
+        o = self.f.create_group("model/obstacles")
+        o.create_dataset("point", data=model.obstacles.point)
+        o.create_dataset("normal", data=model.obstacles.normal)
+        o.create_dataset("material", data=model.obstacles.material)
+        o.attrs["names"] = model.obstacles.names
+        h = self.f.create_group("history")
+        for name in HISTORY:
+            h.create_dataset(name, shape=(0,), maxshape=(None,), chunks=(1024,),
+                             dtype=np.int64 if name in _INT else float)
+        fr = self.f.create_group("frames")
+        fr.create_dataset("time", shape=(0,), maxshape=(None,), chunks=(256,), dtype=float)
+        fr.create_dataset("step", shape=(0,), maxshape=(None,), chunks=(256,), dtype=np.int64)
+        self.rows = []
+        self.flush_every = flush_every
+        self.nframes = 0
+
+    def record(self, row):
+        self.rows.append(row)
+        if len(self.rows) >= self.flush_every:
+            self.flush()
+
+    def flush(self):
+        if not self.rows:
+            return
+        h = self.f["history"]
+        n0 = h["step"].shape[0]
+        n1 = n0 + len(self.rows)
+        for name in HISTORY:
+            ds = h[name]
+            ds.resize((n1,))
+            ds[n0:n1] = np.array([r[name] for r in self.rows])
+        self.rows = []
+        self.f.flush()
+
+    def frame(self, step, time, bodies, contacts):
+        g = self.f.create_group(f"frames/{self.nframes:06d}")
+        n = bodies.n_owned
+        gb = g.create_group("bodies")
+        for name in ("gid", "x", "q", "v", "w"):
+            gb.create_dataset(name, data=getattr(bodies, name)[:n])
+        gc = g.create_group("contacts")
+        for name in ("k1", "k2", "point", "frame", "R", "gap"):
+            gc.create_dataset(name, data=getattr(contacts, name))
+        for name, value in (("time", time), ("step", step)):
+            ds = self.f["frames"][name]
+            ds.resize((self.nframes + 1,))
+            ds[self.nframes] = value
+        g.attrs.update(time=time, step=step)
+        self.nframes += 1
+
+    def close(self, summary=None):
+        self.flush()
+        if summary is not None:
+            self.f.attrs.update({f"summary_{k}": v for k, v in summary.items()
+                                 if isinstance(v, (int, float, str, bool))})
+        self.f.close()
+
+
+def read_history(path):
+    """The history of a results file as a dict of numpy arrays (serial, plain h5py)."""
+    h5py = _h5py()
+    with h5py.File(path, "r") as f:
+        return {name: f["history"][name][()] for name in f["history"]}

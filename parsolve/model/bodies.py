@@ -1,0 +1,71 @@
+"""Rigid bodies as arrays (structure of arrays: no Python object per body).
+
+Conventions (SI units, stated once here):
+- x: position of the mass centre in the world frame [m];
+- q: orientation, unit quaternion (w, x, y, z) mapping body-frame vectors to the world frame;
+- v: linear velocity of the mass centre, world frame [m/s];
+- w: angular velocity in the world (spatial) frame [rad/s];
+- mass [kg]; inertia: principal moments in the body frame [kg m^2] (body axes are principal);
+- force, torque: constant applied loads in the world frame [N], [N m] (gravity is separate).
+Rows [0, n_owned) are owned by this rank; rows beyond are read-only ghost copies.
+"""
+import numpy as np
+
+SPHERE, BOX = 0, 1
+SHAPE_NAMES = {SPHERE: "sphere", BOX: "box"}
+
+FIELDS = {  # name: (trailing shape, dtype)
+    "gid": ((), np.int64),
+    "shape": ((), np.int8),
+    "material": ((), np.int32),
+    "radius": ((), float),       # sphere radius; for a box, its bounding-sphere radius
+    "half": ((3,), float),       # box half extents (zero for spheres)
+    "mass": ((), float),
+    "inertia": ((3,), float),
+    "x": ((3,), float),
+    "q": ((4,), float),
+    "v": ((3,), float),
+    "w": ((3,), float),
+    "force": ((3,), float),
+    "torque": ((3,), float),
+}
+STATE = ("x", "q", "v", "w")
+
+
+class BodySet:
+    """The bodies one rank holds; each field of FIELDS is an attribute array of length n."""
+
+    def __init__(self, n=0, n_owned=None, **arrays):
+        for name, (shape, dtype) in FIELDS.items():
+            arr = arrays.get(name)
+            setattr(self, name, np.zeros((n,) + shape, dtype) if arr is None
+                    else np.ascontiguousarray(arr, dtype=dtype))
+        self.n_owned = n if n_owned is None else n_owned
+
+    def __len__(self):
+        return len(self.gid)
+
+    def take(self, index):
+        """A new BodySet of the rows `index` (all owned)."""
+        return BodySet(len(index), **{f: getattr(self, f)[index] for f in FIELDS})
+
+    def sorted_by_gid(self):
+        return self.take(np.argsort(self.gid, kind="stable"))
+
+    def inverse_inertia_world(self):
+        """(n, 3, 3) world-frame inverse inertia R diag(1/J) R^T at the current orientation."""
+        from ..dynamics.rotation import quat_to_matrix
+
+        Rm = quat_to_matrix(self.q)
+        return np.einsum("nij,nj,nkj->nik", Rm, 1.0 / self.inertia, Rm)
+
+    def inertia_world(self):
+        from ..dynamics.rotation import quat_to_matrix
+
+        Rm = quat_to_matrix(self.q)
+        return np.einsum("nij,nj,nkj->nik", Rm, self.inertia, Rm)
+
+    def kinetic_energy(self):
+        Jw = self.inertia_world()
+        return 0.5 * (self.mass * np.einsum("ni,ni->n", self.v, self.v)
+                      + np.einsum("ni,nij,nj->n", self.w, Jw, self.w))

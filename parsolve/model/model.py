@@ -1,0 +1,203 @@
+"""The model a user script describes: bodies, shapes, surface materials, obstacles, loads.
+
+    import parsolve as ps
+    model = ps.Model(gravity=(0, 0, -9.81))
+    model.surface("grain", "grain", friction=0.5, restitution=0.0)
+    model.surface("grain", "wall", friction=0.3)
+    model.box_walls((0, 0, 0), (1, 1, 1), material="wall")
+    model.spheres(centres, radii=0.01, density=2650, material="grain")
+    model.run(duration=1.0, step=1e-4, output="pour.h5")
+
+Every input is checked where it is given; cross-checks (duplicate ids, undefined material
+pairs, loads on unknown bodies) when the model is built. Units are SI (see bodies.py).
+"""
+import hashlib
+import json
+
+import numpy as np
+
+from ..errors import InputError
+from . import bodies as B
+from .checks import finite, positive
+from .materials import SurfaceMaterials
+from .obstacles import Obstacles
+
+
+class Model:
+    def __init__(self, gravity=(0.0, 0.0, -9.81), contact_margin=None):
+        self.gravity = finite("gravity", gravity, (3,))
+        self.contact_margin = None if contact_margin is None else float(
+            finite("contact_margin", contact_margin))
+        self.materials = SurfaceMaterials()
+        self.obstacles = Obstacles()
+        self._chunks = []            # dicts of per-body arrays, in the order given
+        self._loads = []             # (gid, force, torque)
+        self._count = 0
+
+    # -- materials and obstacles -------------------------------------------------------------
+    def surface(self, a, b, friction, restitution=0.0):
+        """Friction coefficient and restitution for contacts between labels a and b."""
+        self.materials.define(a, b, friction, restitution)
+
+    def half_space(self, point, normal, material, name=None):
+        """A fixed plane through `point`; bodies live on the side `normal` points to."""
+        name = name or f"half-space {len(self.obstacles)}"
+        self.obstacles.add_half_space(point, normal, self.materials.index(material), name)
+
+    def box_walls(self, lower, upper, material, top=False):
+        """A fixed container [lower, upper] of inward-facing walls (open at the top by default)."""
+        lo = finite("box_walls: lower", lower, (3,))
+        hi = finite("box_walls: upper", upper, (3,))
+        if np.any(hi <= lo):
+            raise InputError(f"box_walls: upper {hi} must exceed lower {lo} in every coordinate")
+        for axis in range(3):
+            for side, corner in ((1.0, lo), (-1.0, hi)):
+                if axis == 2 and side < 0 and not top:
+                    continue
+                n = np.zeros(3)
+                n[axis] = side
+                label = "xyz"[axis] + ("-min" if side > 0 else "-max")
+                self.half_space(corner, n, material, name=f"wall {label}")
+
+    # -- bodies ------------------------------------------------------------------------------
+    def sphere(self, center, radius, material, density=None, mass=None, velocity=(0, 0, 0),
+               angular_velocity=(0, 0, 0), id=None):
+        """One sphere; returns its id."""
+        ids = None if id is None else [id]
+        return int(self.spheres([center], radius, material, density, mass, [velocity],
+                                [angular_velocity], ids)[0])
+
+    def spheres(self, centers, radii, material, density=None, mass=None, velocities=None,
+                angular_velocities=None, ids=None):
+        """Many spheres at once (arrays; radii, density or mass may be scalars). Returns ids."""
+        x = finite("spheres: centers", centers)
+        if x.ndim != 2 or x.shape[1] != 3:
+            raise InputError(f"spheres: centers must be an (n, 3) array, got shape {x.shape}")
+        n = len(x)
+        ids = self._ids(ids, n)
+        r = self._per_body(positive, "radius", radii, n, ids)
+        m = self._mass(density, mass, (4.0 / 3.0) * np.pi * r ** 3, n, ids)
+        inertia = np.repeat((0.4 * m * r * r)[:, None], 3, axis=1)
+        self._add(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
+                  np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
+        return ids
+
+    def box(self, center, half_extents, material, density=None, mass=None,
+            orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None):
+        """A cuboid with half extents (a, b, c) along its body axes; returns its id."""
+        ids = self._ids(None if id is None else [id], 1)
+        half = positive(f"body {ids[0]}: half_extents", half_extents, (3,))[None, :]
+        q = finite(f"body {ids[0]}: orientation", orientation, (4,))
+        nq = np.linalg.norm(q)
+        if nq == 0:
+            raise InputError(f"body {ids[0]}: orientation quaternion is zero")
+        m = self._mass(density, mass, 8.0 * np.prod(half, axis=1), 1, ids)
+        a2 = half ** 2
+        inertia = (m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
+                                                  a2[:, 0] + a2[:, 1]], axis=1)
+        self._add(ids, B.BOX, material, np.linalg.norm(half, axis=1), half, m, inertia,
+                  finite(f"body {ids[0]}: center", center, (3,))[None, :], (q / nq)[None, :],
+                  [velocity], [angular_velocity])
+        return int(ids[0])
+
+    def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
+        """A constant force (at the mass centre) and torque on a body, world frame."""
+        f = finite(f"load on body {body}: force", force, (3,))
+        t = finite(f"load on body {body}: torque", torque, (3,))
+        self._loads.append((int(body), f, t))
+
+    # -- building ----------------------------------------------------------------------------
+    def build(self):
+        """All bodies as one BodySet sorted by id, after the model-wide checks."""
+        if not self._chunks:
+            raise InputError("the model has no bodies")
+        cat = {f: np.concatenate([c[f] for c in self._chunks]) for f in self._chunks[0]}
+        bodies = B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
+        dup = bodies.gid[1:][bodies.gid[1:] == bodies.gid[:-1]]
+        if len(dup):
+            raise InputError(f"duplicate body id {int(dup[0])}")
+        for gid, f, t in self._loads:
+            i = np.searchsorted(bodies.gid, gid)
+            if i >= len(bodies) or bodies.gid[i] != gid:
+                raise InputError(f"load on unknown body {gid}")
+            bodies.force[i] += f
+            bodies.torque[i] += t
+        self._check_pairs(bodies)
+        return bodies
+
+    def _check_pairs(self, bodies):
+        used, count = np.unique(bodies.material, return_counts=True)
+        for i, ci in zip(used, count):
+            for j in used:
+                if i < j or (i == j and ci > 1):
+                    self.materials.require(i, j, "bodies of both labels may touch")
+            for k, name in zip(self.obstacles.material, self.obstacles.names):
+                self.materials.require(i, k, f"bodies may touch {name}")
+
+    def fingerprint(self):
+        """A hash of everything that defines the model (not its state): guards restarts."""
+        h = hashlib.sha256()
+        h.update(json.dumps({"gravity": self.gravity.tolist(), "margin": self.contact_margin,
+                             "materials": self.materials.state(),
+                             "obstacles": self.obstacles.names}, default=str).encode())
+        for arr in (self.obstacles.point, self.obstacles.normal):
+            h.update(np.ascontiguousarray(arr).tobytes())
+        for c in self._chunks:
+            for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
+                h.update(np.ascontiguousarray(c[f]).tobytes())
+        return h.hexdigest()
+
+    def run(self, duration, step, **options):
+        """Integrate for `duration` seconds with time step `step`; see Simulation for options."""
+        from ..simulation import Simulation
+
+        return Simulation(self, step=step, **options).run(duration)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _ids(self, ids, n):
+        if ids is None:
+            out = np.arange(self._count, self._count + n, dtype=np.int64)
+        else:
+            out = np.asarray(ids)
+            if out.shape != (n,) or not np.issubdtype(out.dtype, np.integer):
+                raise InputError(f"ids must be {n} integers, got {ids!r}")
+            if np.any(out < 0):
+                raise InputError(f"body id must be >= 0, got {int(out[out < 0][0])}")
+            out = out.astype(np.int64)
+        self._count += n
+        return out
+
+    @staticmethod
+    def _per_body(check, name, value, n, ids):
+        arr = np.asarray(value, dtype=float) if np.ndim(value) else np.full(n, float(value))
+        try:
+            return check(f"body {ids[0]}: {name}", arr, (n,))
+        except InputError as exc:
+            raise InputError(_name_body(str(exc), name, arr, ids)) from None
+
+    def _mass(self, density, mass, volume, n, ids):
+        if (density is None) == (mass is None):
+            raise InputError(f"body {ids[0]}: give exactly one of density and mass")
+        if mass is not None:
+            return self._per_body(positive, "mass", mass, n, ids)
+        return self._per_body(positive, "density", density, n, ids) * volume
+
+    def _add(self, ids, shape, material, radius, half, mass, inertia, x, q, v, w):
+        n = len(ids)
+        v = np.zeros((n, 3)) if v is None else finite(f"body {ids[0]}: velocity", v, (n, 3))
+        w = np.zeros((n, 3)) if w is None else finite(f"body {ids[0]}: angular velocity", w,
+                                                       (n, 3))
+        self._chunks.append({
+            "gid": ids, "shape": np.full(n, shape, np.int8),
+            "material": np.full(n, self.materials.index(material), np.int32),
+            "radius": radius, "half": half, "mass": mass, "inertia": inertia, "x": x, "q": q,
+            "v": v, "w": w, "force": np.zeros((n, 3)), "torque": np.zeros((n, 3))})
+
+
+def _name_body(message, name, arr, ids):
+    """Re-point a per-array message at the body that holds the bad value."""
+    bad = ~np.isfinite(arr) | (arr <= 0)
+    if bad.any() and len(ids) > 1:
+        k = int(np.argmax(bad))
+        return f"body {int(ids[k])}: {name} must be a finite number > 0, got {arr[k]}"
+    return message

@@ -1,0 +1,71 @@
+"""One private communicator (a Dup of the user's) for all library traffic, and collective errors.
+
+`Comm.collective()` is a context manager: an exception inside it on any rank is turned into the
+same CollectiveError on every rank (the message of the lowest failing rank), so a bad input on
+one rank never leaves the others waiting in a collective call.
+"""
+import contextlib
+
+from mpi4py import MPI
+
+from ..errors import CollectiveError, ParsolveError
+
+
+class Comm:
+    """The run's communicator: wraps a duplicate of `base` (default COMM_WORLD)."""
+
+    def __init__(self, base=None):
+        self.base = MPI.COMM_WORLD if base is None else base
+        self.mpi = self.base.Dup()
+        self.rank = self.mpi.Get_rank()
+        self.size = self.mpi.Get_size()
+
+    @property
+    def root(self):
+        return self.rank == 0
+
+    def petsc(self):
+        """The same communicator as a PETSc one (PETSc objects of this run live on it)."""
+        from .. import petsc
+
+        return petsc.PETSc.Comm(self.mpi)
+
+    def check(self, error, original=None):
+        """Collective: raise on every rank if `error` (a message or None) is set on any rank.
+
+        The first failing rank's message wins; that rank re-raises its own exception, the
+        others a CollectiveError with the same message."""
+        errors = self.mpi.allgather(error)
+        for rank, message in enumerate(errors):
+            if message is not None:
+                if rank == self.rank and original is not None:
+                    raise original
+                raise CollectiveError(f"{message} (raised on rank {rank})")
+
+    @contextlib.contextmanager
+    def collective(self):
+        message = exc = None
+        try:
+            yield
+        except ParsolveError as e:
+            message, exc = str(e), e
+        except Exception as e:  # a bug or a system error: still end every rank together
+            message, exc = f"{type(e).__name__}: {e}", e
+        self.check(message, exc)
+
+    def sum(self, value):
+        return self.mpi.allreduce(value, op=MPI.SUM)
+
+    def max(self, value):
+        return self.mpi.allreduce(value, op=MPI.MAX)
+
+    def min(self, value):
+        return self.mpi.allreduce(value, op=MPI.MIN)
+
+    def free(self):
+        if self.mpi != MPI.COMM_NULL:
+            self.mpi.Free()
+
+
+def world():
+    return Comm(MPI.COMM_WORLD)

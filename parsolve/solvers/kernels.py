@@ -1,0 +1,27 @@
+"""The kernels the solvers call: the compiled ones, or their pure-Python twins when
+PARSOLVE_KERNELS=python (or when the extension is not built, with a warning)."""
+import os
+import warnings
+
+from . import reference
+
+_use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
+try:
+    if _use_python:
+        raise ImportError("PARSOLVE_KERNELS=python")
+    from .._kernels.cone import local_solve, natural_map, project
+    from .._kernels.sweep import delassus_residual, gauss_seidel_sweep
+    COMPILED = True
+except ImportError as exc:
+    if not _use_python:
+        warnings.warn(f"parsolve: compiled kernels unavailable ({exc}); using pure Python. "
+                      "Run `make build`.")
+    gauss_seidel_sweep = reference.gauss_seidel_sweep
+    delassus_residual = reference.delassus_residual
+    local_solve = reference.local_enumerate
+    natural_map = reference.natural_map
+    project = reference.project_cone
+    COMPILED = False
+
+__all__ = ["gauss_seidel_sweep", "delassus_residual", "local_solve", "natural_map", "project",
+           "COMPILED"]
