@@ -63,6 +63,8 @@ class Simulation:
         self.contacts = None
         self.history = []
         self.phase = dict.fromkeys(PHASES, 0.0)
+        # called as hook(simulation, local_dynamics) after each assembly (e.g. FCLIB export)
+        self.local_dynamics_hook = None
 
     # -- one step ----------------------------------------------------------------------------
     def step(self):
@@ -76,6 +78,8 @@ class Simulation:
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
         ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm)
+        if self.local_dynamics_hook is not None:
+            self.local_dynamics_hook(self, ld)
         t3 = clock()
         report = self.solver.solve(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu,
                                    contacts.R)
