@@ -53,10 +53,15 @@ def _guard(fn):
     try:
         fn()
     except ParsolveError as exc:
-        rank = MPI.COMM_WORLD.Get_rank()
-        prefix = f"parsolve: error (rank {rank}): " if MPI.COMM_WORLD.Get_size() > 1 else \
-            "parsolve: error: "
-        print(prefix + str(exc), file=sys.stderr, flush=True)
+        world = MPI.COMM_WORLD
+        if world.Get_size() == 1:
+            print(f"parsolve: error: {exc}", file=sys.stderr, flush=True)
+            return EXIT_INPUT
+        print(f"parsolve: error (rank {world.Get_rank()}): {exc}", file=sys.stderr, flush=True)
+        if not getattr(exc, "collective", False):
+            # raised on this rank only, outside a collective check: the other ranks may be
+            # waiting in a collective call, so end them all (mpirun reports the abort)
+            world.Abort(EXIT_INPUT)
         return EXIT_INPUT
     except SystemExit:
         raise

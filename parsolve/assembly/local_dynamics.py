@@ -8,6 +8,7 @@ solvers apply.
 import numpy as np
 
 from .operators import apply_H, apply_HT, delassus, incidences
+from .petsc_delassus import delassus_matrix
 
 
 class LocalDynamics:
@@ -56,14 +57,7 @@ class LocalDynamics:
             from ..petsc import PETSc
 
             comm = PETSc.COMM_SELF if self.comm is None else self.comm.petsc()
-            n_local = 3 * self.n
-            n_global = 3 * (self.comm.sum(self.n) if self.comm is not None else self.n)
-            I = self.indptr.astype(PETSc.IntType)
-            J = self.indices.astype(PETSc.IntType)
-            W = PETSc.Mat().createBAIJ(size=((n_local, n_global), (n_local, n_global)), bsize=3,
-                                       csr=(I, J, self.blocks.reshape(-1)), comm=comm)
-            W.assemble()
-            self._petsc = W
+            self._petsc = delassus_matrix(self.indptr, self.indices, self.blocks, comm)
         return self._petsc
 
     def destroy(self):

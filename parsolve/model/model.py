@@ -75,7 +75,7 @@ class Model:
             raise InputError(f"spheres: centers must be an (n, 3) array, got shape {x.shape}")
         n = len(x)
         ids = self._ids(ids, n)
-        r = self._per_body(positive, "radius", radii, n, ids)
+        r = self._per_body("radius", radii, n, ids)
         m = self._mass(density, mass, (4.0 / 3.0) * np.pi * r ** 3, n, ids)
         inertia = np.repeat((0.4 * m * r * r)[:, None], 3, axis=1)
         self._add(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
@@ -168,19 +168,26 @@ class Model:
         return out
 
     @staticmethod
-    def _per_body(check, name, value, n, ids):
-        arr = np.asarray(value, dtype=float) if np.ndim(value) else np.full(n, float(value))
+    def _per_body(name, value, n, ids):
+        """A positive per-body quantity (scalar or n values); errors name the body."""
         try:
-            return check(f"body {ids[0]}: {name}", arr, (n,))
-        except InputError as exc:
-            raise InputError(_name_body(str(exc), name, arr, ids)) from None
+            arr = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+        except (TypeError, ValueError):
+            raise InputError(f"body {ids[0]}: {name}: expected {n} numbers, got {value!r}") \
+                from None
+        bad = ~np.isfinite(arr) | (arr <= 0)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise InputError(f"body {int(ids[k])}: {name} must be a finite number > 0, "
+                             f"got {arr[k]}")
+        return arr
 
     def _mass(self, density, mass, volume, n, ids):
         if (density is None) == (mass is None):
             raise InputError(f"body {ids[0]}: give exactly one of density and mass")
         if mass is not None:
-            return self._per_body(positive, "mass", mass, n, ids)
-        return self._per_body(positive, "density", density, n, ids) * volume
+            return self._per_body("mass", mass, n, ids)
+        return self._per_body("density", density, n, ids) * volume
 
     def _add(self, ids, shape, material, radius, half, mass, inertia, x, q, v, w):
         n = len(ids)
@@ -193,11 +200,3 @@ class Model:
             "radius": radius, "half": half, "mass": mass, "inertia": inertia, "x": x, "q": q,
             "v": v, "w": w, "force": np.zeros((n, 3)), "torque": np.zeros((n, 3))})
 
-
-def _name_body(message, name, arr, ids):
-    """Re-point a per-array message at the body that holds the bad value."""
-    bad = ~np.isfinite(arr) | (arr <= 0)
-    if bad.any() and len(ids) > 1:
-        k = int(np.argmax(bad))
-        return f"body {int(ids[k])}: {name} must be a finite number > 0, got {arr[k]}"
-    return message

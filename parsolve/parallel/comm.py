@@ -38,9 +38,10 @@ class Comm:
         errors = self.mpi.allgather(error)
         for rank, message in enumerate(errors):
             if message is not None:
-                if rank == self.rank and original is not None:
-                    raise original
-                raise CollectiveError(f"{message} (raised on rank {rank})")
+                exc = original if rank == self.rank and original is not None else \
+                    CollectiveError(f"{message} (raised on rank {rank})")
+                exc.collective = True       # every rank raises it: no abort needed
+                raise exc
 
     @contextlib.contextmanager
     def collective(self):

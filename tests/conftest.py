@@ -1,0 +1,5 @@
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import parsolve  # noqa: E402,F401  (sets PETSC_DIR and H5PY_ALWAYS_USE_MPI first)

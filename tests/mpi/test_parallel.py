@@ -1,0 +1,69 @@
+"""Run under mpirun at 2 and 3 ranks (make test-mpi): collective errors and the distributed
+Delassus operator."""
+import numpy as np
+import pytest
+from mpi4py import MPI
+
+import parsolve as ps
+from parsolve.assembly.petsc_delassus import delassus_matrix, row_slice
+from parsolve.errors import CollectiveError, InputError, ParsolveError
+from parsolve.parallel import Comm
+
+pytestmark = pytest.mark.mpi(min_size=2)
+
+
+def test_an_error_on_one_rank_is_raised_on_every_rank():
+    comm = Comm()
+    last = comm.size - 1
+    with pytest.raises(ParsolveError) as info:
+        with comm.collective():
+            if comm.rank == last:
+                raise InputError("body 3: radius must be a finite number > 0, got -1.0")
+    assert "body 3: radius must be a finite number > 0, got -1.0" in str(info.value)
+    if comm.rank == last:
+        assert type(info.value) is InputError
+    else:
+        assert type(info.value) is CollectiveError
+        assert f"raised on rank {last}" in str(info.value)
+    comm.free()
+
+
+def test_no_error_means_no_exception_and_no_hang():
+    comm = Comm()
+    for _ in range(3):
+        with comm.collective():
+            pass
+    comm.free()
+
+
+def test_distributed_delassus_rows_apply_the_serial_operator():
+    """Each rank owns a contiguous range of contact rows; the PETSc matrix assembled from those
+    rows on the run's communicator applies exactly the serial W."""
+    from test_assembly import make_step
+
+    comm = Comm()
+    *_, ld, _ = make_step(40)
+    n = ld.n
+    cuts = np.linspace(0, n, comm.size + 1).astype(int)
+    first, last = cuts[comm.rank], cuts[comm.rank + 1]
+    W = delassus_matrix(*row_slice(ld.indptr, ld.indices, ld.blocks, first, last), comm.petsc(),
+                        n_global=n)
+    assert W.getSizes() == ((3 * (last - first), 3 * n), (3 * (last - first), 3 * n))
+    R = np.random.default_rng(5).normal(size=(n, 3))
+    x, y = W.createVecs()
+    x.setArray(R[first:last].reshape(-1))
+    W.mult(x, y)
+    full = np.concatenate(comm.mpi.allgather(y.getArray().copy()))
+    np.testing.assert_allclose(full, ld.matvec(R).reshape(-1), rtol=1e-13, atol=1e-13)
+    W.destroy()
+    comm.free()
+
+
+def test_a_run_on_more_ranks_than_supported_fails_on_every_rank_with_the_reason():
+    m = ps.Model()
+    m.surface("a", "f", friction=0.1)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    m.sphere((0, 0, 1), 0.1, "a", density=1.0)
+    with pytest.raises(ParsolveError, match="runs on 1 rank"):
+        m.run(0.01, 1e-3, progress=0, quiet=True)
+    MPI.COMM_WORLD.Barrier()

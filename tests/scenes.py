@@ -1,0 +1,33 @@
+"""Small scenes shared by the tests."""
+import numpy as np
+
+import parsolve as ps
+from parsolve.simulation import Simulation
+
+G = 9.81
+
+
+def run(model, duration, step, tol=1e-10, max_iter=2000, **kw):
+    sim = Simulation(model, step=step, solver=ps.GaussSeidel(tol=tol, max_iter=max_iter),
+                     progress=0, quiet=True, **kw)
+    sim.run(duration)
+    return sim
+
+
+def on_floor(gravity=(0, 0, -G), mu=0.5, e=0.0):
+    m = ps.Model(gravity=gravity)
+    m.surface("body", "floor", friction=mu, restitution=e)
+    m.surface("body", "body", friction=mu, restitution=e)
+    m.half_space((0, 0, 0), (0, 0, 1), "floor")
+    return m
+
+
+def tilted(theta):
+    """Gravity tilted by theta in the x-z plane: the floor acts as an incline of angle theta."""
+    return (G * np.sin(theta), 0.0, -G * np.cos(theta))
+
+
+def lattice(n, r, spacing, lo, per_row):
+    k = np.arange(n)
+    return np.asarray(lo) + spacing * np.stack(
+        [k % per_row, (k // per_row) % per_row, k // (per_row * per_row)], axis=1) + r

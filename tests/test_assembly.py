@@ -1,0 +1,129 @@
+"""Detection and local dynamics against brute-force and dense references."""
+import numpy as np
+from mpi4py import MPI
+
+import parsolve as ps
+from parsolve.assembly import LocalDynamics
+from parsolve.contact import detect
+from parsolve.contact.broadphase import candidate_pairs
+from parsolve.dynamics import free_velocity
+from parsolve.dynamics.rotation import axis_angle
+from parsolve.parallel import Comm
+from parsolve.simulation import Simulation
+
+
+def scene(n=60, seed=3):
+    rng = np.random.default_rng(seed)
+    m = ps.Model()
+    m.surface("g", "g", friction=0.4, restitution=0.3)
+    m.surface("g", "w", friction=0.2)
+    m.box_walls((0, 0, 0), (0.3, 0.3, 0.3), "w")
+    x = rng.uniform(0.03, 0.27, (n, 3))
+    m.spheres(x, rng.uniform(0.02, 0.04, n), "g", density=1000,
+              velocities=rng.normal(0, 1, (n, 3)), angular_velocities=rng.normal(0, 3, (n, 3)))
+    for k in range(3):
+        m.box(rng.uniform(0.05, 0.25, 3), (0.03, 0.02, 0.04), "g", density=800,
+              orientation=axis_angle(rng.normal(size=3), rng.uniform(0, 3)),
+              velocity=rng.normal(0, 1, 3), angular_velocity=rng.normal(0, 3, 3))
+    return m
+
+
+def make_step(n=60):
+    m = scene(n)
+    sim = Simulation(m, step=1e-3, progress=0, quiet=True, comm=Comm(MPI.COMM_SELF))
+    b = sim.bodies
+    c = detect(b, m.obstacles, sim.mu_table, sim.e_table, sim.margin)
+    vf, wf, Jinv = free_velocity(b, 1e-3, m.gravity)
+    return m, sim, b, c, LocalDynamics(c, b, vf, wf, Jinv, 1e-3), (vf, wf, Jinv)
+
+
+def test_broad_phase_finds_exactly_the_brute_force_pairs():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, (400, 3))
+    r = rng.uniform(0.01, 0.05, 400)
+    got = candidate_pairs(x, r, 1e-3)
+    d = np.linalg.norm(x[:, None] - x[None], axis=2)
+    i, j = np.nonzero(np.triu(d <= r[:, None] + r[None] + 1e-3, 1))
+    np.testing.assert_array_equal(got, np.stack([i, j], 1))
+
+
+def dense_H(c, b):
+    H = np.zeros((3 * len(c), 6 * len(b)))
+    for k in range(len(c)):
+        E = c.frame[k]
+        for body, s in ((c.a[k], 1.0), (c.b[k], -1.0)):
+            if body < 0:
+                continue
+            r = c.point[k] - b.x[body]
+            rx = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+            H[3 * k:3 * k + 3, 6 * body:6 * body + 3] = s * E
+            H[3 * k:3 * k + 3, 6 * body + 3:6 * body + 6] = -s * E @ rx
+    return H
+
+
+def test_delassus_equals_dense_H_Minv_Ht_and_the_pattern_is_the_linked_map():
+    m, sim, b, c, ld, (vf, wf, Jinv) = make_step()
+    assert len(c) > 20 and (c.b < 0).any() and (c.b >= 0).any()
+    H = dense_H(c, b)
+    Minv = np.zeros((6 * len(b), 6 * len(b)))
+    for i in range(len(b)):
+        Minv[6 * i:6 * i + 3, 6 * i:6 * i + 3] = np.eye(3) / b.mass[i]
+        Minv[6 * i + 3:6 * i + 6, 6 * i + 3:6 * i + 6] = Jinv[i]
+    W = H @ Minv @ H.T
+    Wb = np.zeros_like(W)
+    for row in range(len(c)):
+        for k in range(ld.indptr[row], ld.indptr[row + 1]):
+            col = ld.indices[k]
+            Wb[3 * row:3 * row + 3, 3 * col:3 * col + 3] = ld.blocks[k]
+    np.testing.assert_allclose(Wb, W, rtol=1e-12, atol=1e-12 * np.abs(W).max())
+    # pattern: blocks exactly where two contacts share a body
+    share = np.zeros((len(c), len(c)), bool)
+    for i in range(len(c)):
+        for j in range(len(c)):
+            share[i, j] = bool({c.a[i], c.b[i]} & {c.a[j], c.b[j]} - {-1})
+    pattern = np.zeros_like(share)
+    for row in range(len(c)):
+        pattern[row, ld.indices[ld.indptr[row]:ld.indptr[row + 1]]] = True
+    np.testing.assert_array_equal(pattern, share)
+    u = np.concatenate([np.concatenate([vf[i], wf[i]]) for i in range(len(b))])
+    np.testing.assert_allclose(ld.B_free.reshape(-1), H @ u, atol=1e-12)
+    # the PETSc matrix applies the same operator
+    R = np.random.default_rng(1).normal(size=(len(c), 3))
+    Wp = ld.petsc()
+    x, y = Wp.createVecs()
+    x.setArray(R.reshape(-1))
+    Wp.mult(x, y)
+    np.testing.assert_allclose(y.getArray(), W @ R.reshape(-1), rtol=1e-12, atol=1e-12)
+    assert Wp.getBlockSize() == 3
+
+
+def test_velocity_update_is_consistent_with_W():
+    """u+ = u_free + M^-1 H^T R must give H u+ = B_free + W R."""
+    m, sim, b, c, ld, (vf, wf, Jinv) = make_step()
+    R = np.random.default_rng(2).normal(size=(len(c), 3))
+    imp, ang = ld.impulses(R)
+    v = vf + imp / b.mass[:, None]
+    w = wf + np.einsum("nij,nj->ni", Jinv, ang)
+    from parsolve.assembly.operators import apply_H
+
+    np.testing.assert_allclose(apply_H(ld.con, ld.body, ld.H, v, w, len(c)), ld.velocity(R),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_frames_are_orthonormal_and_normals_point_from_B_to_A():
+    m, sim, b, c, ld, _ = make_step()
+    np.testing.assert_allclose(np.einsum("kij,klj->kil", c.frame, c.frame),
+                               np.broadcast_to(np.eye(3), (len(c), 3, 3)), atol=1e-14)
+    ss = c.b >= 0
+    d = b.x[c.a[ss]] - b.x[c.b[ss]]
+    assert (np.einsum("ki,ki->k", d, c.frame[ss, 0]) > 0).all()
+
+
+def test_persisting_contacts_keep_their_keys_and_warm_start():
+    m, sim, b, c, ld, _ = make_step()
+    c.R[:] = np.arange(3 * len(c)).reshape(-1, 3)
+    again = detect(b, m.obstacles, sim.mu_table, sim.e_table, sim.margin)
+    assert again.warm_start(c) == len(c)
+    np.testing.assert_array_equal(again.R, c.R)
+    keys = list(zip(c.k1, c.k2))
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)

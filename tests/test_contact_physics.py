@@ -1,0 +1,136 @@
+"""Analytic contact cases: restitution, incline stick/slip/roll, a resting column, settling."""
+import numpy as np
+import pytest
+
+import parsolve as ps
+from parsolve.io import read_history
+from scenes import G, lattice, on_floor, run, tilted
+
+
+def apexes(z):
+    """Heights of the local maxima of a sampled trajectory z(t)."""
+    k = np.nonzero((z[1:-1] > z[:-2]) & (z[1:-1] >= z[2:]))[0] + 1
+    return z[k]
+
+
+@pytest.mark.parametrize("e, h", [(0.8, 1e-3), (0.9, 1e-3), (0.5, 1e-4)])
+def test_bouncing_ball_apex_ratio_is_e_squared(e, h):
+    """Newton's impact law U_N+ = -e U_N- (Moreau's scheme, contacts active when the mid-step
+    gap closes, as Siconos' index sets): apex ratios e^2 within 1 %. The scheme's error is
+    O(h) in the contact position (at most |U_N| h/2 of penetration), so low bounces (e = 0.5)
+    need h = 1e-4 for 1 %; at h = 1e-3 their third ratio is off by about 4 %."""
+    m = on_floor(mu=0.0, e=e)
+    r = 0.05
+    m.sphere((0, 0, 1.0 + r), r, "body", density=1000)
+    from parsolve.simulation import Simulation
+
+    sim = Simulation(m, step=h, progress=0, quiet=True)
+    z = [sim.bodies.x[0, 2] - r]
+    for _ in range(int(2.5 / h)):
+        sim.step()
+        z.append(sim.bodies.x[0, 2] - r)
+    peaks = apexes(np.array(z))
+    assert len(peaks) >= 3
+    heights = np.concatenate([[1.0], peaks[:3]])
+    ratios = heights[1:] / heights[:-1]
+    np.testing.assert_allclose(ratios, e * e, rtol=0.01)
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.6])
+def test_box_sticks_below_the_friction_angle(mu):
+    theta = np.arctan(mu) * 0.9
+    m = on_floor(gravity=tilted(theta), mu=mu)
+    m.box((0, 0, 0.05), (0.1, 0.1, 0.05), "body", density=1000)
+    sim = run(m, 1.0, 1e-3)
+    assert np.linalg.norm(sim.bodies.x[0] - [0, 0, 0.05]) < 1e-9
+
+
+@pytest.mark.parametrize("mu", [0.2, 0.5])
+def test_box_slides_above_the_friction_angle(mu):
+    theta = np.arctan(mu) * 1.3
+    m = on_floor(gravity=tilted(theta), mu=mu)
+    m.box((0, 0, 0.05), (0.1, 0.1, 0.05), "body", density=1000)
+    sim = run(m, 1.0, 1e-3)
+    a = 2 * sim.bodies.x[0, 0] / sim.time ** 2
+    expected = G * (np.sin(theta) - mu * np.cos(theta))
+    assert abs(a - expected) / expected < 0.005
+    assert abs(sim.bodies.x[0, 2] - 0.05) < 1e-6          # no sinking, no tipping
+
+
+def test_sphere_rolls_without_slipping_when_friction_suffices():
+    """A free sphere on an incline does not stick: it rolls with a = 5/7 g sin(theta) as long
+    as mu >= 2/7 tan(theta), its contact point at rest (v = w x r)."""
+    theta, mu, r = 0.3, 0.5, 0.05
+    m = on_floor(gravity=tilted(theta), mu=mu)
+    m.sphere((0, 0, r), r, "body", density=1000)
+    sim = run(m, 1.0, 1e-3)
+    a = 2 * sim.bodies.x[0, 0] / sim.time ** 2
+    assert abs(a - 5 / 7 * G * np.sin(theta)) / (5 / 7 * G * np.sin(theta)) < 0.005
+    slip = sim.bodies.v[0] + np.cross(sim.bodies.w[0], [0, 0, -r])
+    assert np.linalg.norm(slip) < 1e-8
+
+
+def test_sphere_slides_when_friction_cannot_roll_it():
+    """mu < 2/7 tan(theta): the sphere slides with a = g (sin - mu cos) and spins up."""
+    theta, mu, r = 0.6, 0.1, 0.05
+    m = on_floor(gravity=tilted(theta), mu=mu)
+    m.sphere((0, 0, r), r, "body", density=1000)
+    sim = run(m, 1.0, 1e-3)
+    a = 2 * sim.bodies.x[0, 0] / sim.time ** 2
+    expected = G * (np.sin(theta) - mu * np.cos(theta))
+    assert abs(a - expected) / expected < 0.005
+    # angular acceleration from the friction torque: J dw/dt = mu m g cos r
+    wy = sim.bodies.w[0, 1]
+    assert abs(wy - mu * G * np.cos(theta) * r / (0.4 * r * r) * sim.time) < 1e-3 * abs(wy)
+
+
+def test_column_of_spheres_stays_at_rest():
+    r, n = 0.05, 10
+    m = on_floor(mu=0.5)
+    x0 = np.stack([np.zeros(n), np.zeros(n), r + 2 * r * np.arange(n)], axis=1)
+    m.spheres(x0, r, "body", density=1000)
+    sim = run(m, 1.0, 1e-3)
+    assert sim.step_count == 1000
+    drift = np.abs(sim.bodies.x - x0).max()
+    assert drift < 1e-6
+    assert all(row["converged"] for row in sim.history)
+    # the bottom contact carries the weight of the whole column: R_N = n m g h
+    mass = sim.bodies.mass[0]
+    floor = sim.contacts.k2 < 2 ** 20 * 64
+    np.testing.assert_allclose(sim.contacts.R[floor, 0], n * mass * G * 1e-3, rtol=1e-6)
+
+
+def _gas(n, gravity, tmp_path, mu=0.3):
+    r = 0.01
+    m = ps.Model(gravity=gravity)
+    m.surface("grain", "grain", friction=mu, restitution=0.0)
+    m.surface("grain", "wall", friction=mu, restitution=0.0)
+    m.box_walls((0, 0, 0), (0.2, 0.2, 0.2), "wall", top=True)
+    rng = np.random.default_rng(1)
+    x = lattice(n, r, 0.2 / 7, (0.004, 0.004, 0.004), 7)
+    m.spheres(x, r, "grain", density=2500, velocities=rng.normal(0, 0.5, (n, 3)),
+              angular_velocities=rng.normal(0, 5.0, (n, 3)))
+    return m
+
+
+def test_inelastic_gas_cools_and_its_energy_never_rises(tmp_path):
+    """No gravity, e = 0, mu > 0: every collision dissipates; the kinetic energy never rises
+    beyond round-off and the solver tolerance (proof: dE = R.U+ - 1/2 R.W R <= 0)."""
+    m = _gas(300, (0, 0, 0), tmp_path)
+    out = tmp_path / "gas.h5"
+    sim = run(m, 0.5, 1e-3, tol=1e-10, output=str(out))
+    h = read_history(str(out))
+    E = np.concatenate([[sim.history[0]["kinetic_energy"]], h["kinetic_energy"]])
+    rises = np.diff(E)
+    assert rises.max() <= 1e-9 * E[0]
+    assert E[-1] < 0.5 * E[0]
+    assert h["contacts"].max() > 0
+
+
+def test_settling_under_gravity_comes_to_rest(tmp_path):
+    m = _gas(200, (0, 0, -G), tmp_path)
+    sim = run(m, 1.0, 2e-3, tol=1e-8, max_iter=500)
+    ke = [row["kinetic_energy"] for row in sim.history]
+    pe = sim.history[0]["potential_energy"]
+    assert ke[-1] < 1e-6 * (max(ke) + abs(pe))
+    assert (sim.bodies.x[:, 2] > 0.005).all()           # nobody fell through the floor
