@@ -16,7 +16,7 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
     "cdivision": True,
 }
-MODULES = ["cone", "sweep"]
+MODULES = ["cone", "sweep", "body_sweep"]
 
 extensions = [
     Extension(

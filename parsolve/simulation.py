@@ -4,7 +4,7 @@
   2. detect               contact.detect                     contacts at q(t+h/2), warm start
   3. assemble             assembly.LocalDynamics             H, W = H M^-1 H^T, B
   4. solve                solvers.*                          C(B + W R, R) = 0
-  5. update               dynamics.apply_impulses, half_step u(t+h), q(t+h)
+  5. update               dynamics.apply_velocity_change, half_step  u(t+h), q(t+h)
   6. output               io.ResultsWriter                   history row, frames
 Every rank runs the same code on the bodies it holds (domain decomposition: issue 4).
 """
@@ -33,11 +33,13 @@ class Simulation:
     solver: a GaussSeidel (default tol 1e-8, 1000 sweeps); output: results file path
     ($PARSOLVE_OUTPUT, set by `parsolve run --output`, takes precedence; none: no file); frames: simulated seconds between frames (default: first and
     last only); progress: wall seconds between progress lines on rank 0 (0 disables);
-    stop_file: a file whose appearance ends the run cleanly after the current step.
+    stop_file: a file whose appearance ends the run cleanly after the current step;
+    verify_every: every so many steps with contacts (first included), the step's residual is
+    recomputed from U = W R + B with W assembled as a PETSc matrix (0: never).
     """
 
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
-                 comm=None, stop_file="STOP", verify_petsc=True, quiet=False):
+                 comm=None, stop_file="STOP", verify_every=100, quiet=False):
         self.model = model
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
@@ -47,7 +49,8 @@ class Simulation:
         self.progress = float(progress)
         self.comm = comm if comm is not None else Comm()
         self.stop_file = stop_file
-        self.verify_petsc = verify_petsc
+        self.verify_every = int(verify_every)
+        self._verified = 0
         self.quiet = quiet
         with self.comm.collective():
             if self.comm.size > 1:
@@ -81,14 +84,14 @@ class Simulation:
         if self.local_dynamics_hook is not None:
             self.local_dynamics_hook(self, ld)
         t3 = clock()
-        report = self.solver.solve(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu,
-                                   contacts.R)
+        du = ld.velocity_change(contacts.R)              # consistent with the warm start
+        report = self.solver.solve_coupled(ld, contacts.R, du)
         residual = report.residual
-        if self.verify_petsc and len(contacts):
+        if len(contacts) and self.verify_every and self._verified % self.verify_every == 0:
             residual = self._petsc_residual(ld, contacts.R)
+        self._verified += bool(len(contacts))
         t4 = clock()
-        impulse, angular = ld.impulses(contacts.R)
-        dynamics.apply_impulses(b, v_free, w_free, Jinv, impulse, angular)
+        dynamics.apply_velocity_change(b, v_free, w_free, du)
         dynamics.half_step(b, h)
         ld.destroy()
         t5 = clock()
@@ -108,8 +111,8 @@ class Simulation:
         return row
 
     def _petsc_residual(self, ld, R):
-        """The step's residual from U = W R + B applied by the PETSc matrix (an independent
-        check of the block-CSR arrays the sweeps used)."""
+        """The step's residual from U = W R + B applied by the PETSc matrix assembled from the
+        linked-interaction rows (an independent check of the sweeps' body-coupled form)."""
         W = ld.petsc()
         x, y = W.createVecs()
         x.setArray(R.reshape(-1))

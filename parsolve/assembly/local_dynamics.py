@@ -1,13 +1,15 @@
-"""The local dynamics of one step: U = B + W R (seed 001), with W also as a PETSc block matrix.
+"""The local dynamics of one step: U = B + W R (seed 001), W = H M^-1 H^T.
 
-W is kept twice on purpose: as block-CSR numpy arrays, which the Gauss-Seidel kernel sweeps,
-and as a PETSc BAIJ matrix (block size 3) on the run's communicator, with each rank owning the
-rows of its contacts: the operator the residual check, the global Newton and the distributed
-solvers apply.
+W is available in three forms: applied through the bodies (U = B + H du, du = M^-1 H^T R; the
+Gauss-Seidel sweep's form, O(1) per relaxation) with its diagonal blocks W_aa; as block-CSR
+rows whose pattern is the linked-interaction map (built on first use); and as a PETSc BAIJ
+matrix (block size 3) on the run's communicator, each rank owning its contacts' rows: the
+operator of the residual check, the FCLIB export and the global Newton.
 """
 import numpy as np
 
-from .operators import apply_H, apply_HT, delassus, incidences
+from .operators import (apply_H, apply_HT, delassus, diagonal_blocks, incidences,
+                        inverse_mass_HT)
 from .petsc_delassus import delassus_matrix
 
 
@@ -17,9 +19,12 @@ class LocalDynamics:
         self.n = nc
         self.nbodies = len(bodies)
         self.con, self.body, self.H = incidences(contacts, bodies)
-        inv_mass = 1.0 / bodies.mass
-        (self.indptr, self.indices, self.blocks,
-         self.diag) = delassus(self.con, self.body, self.H, bodies.gid, inv_mass, Jinv, nc)
+        self.inc_body = self.body
+        self.inc_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.con, minlength=nc))])
+        self.K = inverse_mass_HT(self.body, self.H, 1.0 / bodies.mass, Jinv)
+        self.Wdiag = diagonal_blocks(self.con, self.H, self.K, nc)
+        self._gid = bodies.gid
+        self._rows = None
         # B = H u_free; Newton's impact law and closing gaps enter through B's normal part:
         # the solver enforces U_N + e min(U_N(t), 0) + max(gap, 0)/h >= 0.
         self.B_free = apply_H(self.con, self.body, self.H, v_free, w_free, nc)
@@ -31,6 +36,24 @@ class LocalDynamics:
         self.mu = np.ascontiguousarray(contacts.mu)
         self.comm = comm
         self._petsc = None
+
+    @property
+    def rows(self):
+        """W as block CSR (indptr, indices, blocks, diag); the pattern is the linked map."""
+        if self._rows is None:
+            self._rows = delassus(self.con, self.body, self.H, self.K, self._gid, self.n)
+        return self._rows
+
+    indptr = property(lambda self: self.rows[0])
+    indices = property(lambda self: self.rows[1])
+    blocks = property(lambda self: self.rows[2])
+    diag = property(lambda self: self.rows[3])
+
+    def velocity_change(self, R):
+        """du = M^-1 H^T R per body, (nbodies, 6): (linear, angular) world frame."""
+        du = np.zeros((self.nbodies, 6))
+        np.add.at(du, self.body, np.einsum("mkj,mj->mk", self.K, R[self.con]))
+        return du
 
     @property
     def linked(self):

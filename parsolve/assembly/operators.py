@@ -42,14 +42,26 @@ def apply_HT(con, body, H, R, nbodies):
     return out[:, :3], out[:, 3:]
 
 
-def delassus(con, body, H, body_gid, inv_mass, Jinv, nc):
+def inverse_mass_HT(body, H, inv_mass, Jinv):
+    """K_e = M^-1 H_e^T (6 x 3) per incidence: the body velocity change of a unit reaction."""
+    K = np.empty((len(H), 6, 3))
+    K[:, :3, :] = np.swapaxes(H[:, :, :3], 1, 2) * inv_mass[body][:, None, None]
+    K[:, 3:, :] = np.einsum("mij,mkj->mik", Jinv[body], H[:, :, 3:])
+    return K
+
+
+def diagonal_blocks(con, H, K, nc):
+    """W_aa = sum over contact a's incidences of H_e M^-1 H_e^T, (nc, 3, 3)."""
+    out = np.zeros((nc, 3, 3))
+    np.add.at(out, con, np.einsum("mik,mkj->mij", H, K))
+    return out
+
+
+def delassus(con, body, H, K, body_gid, nc):
     """W = H M^-1 H^T as block CSR (indptr, indices, blocks (nnz, 3, 3), diag).
 
     The block pattern is the linked-interaction map: W_ab != 0 iff contacts a and b share a body.
     """
-    K = np.empty_like(H)                                # K = H M^-1 per incidence
-    K[:, :, :3] = H[:, :, :3] * inv_mass[body][:, None, None]
-    K[:, :, 3:] = np.einsum("mik,mkj->mij", H[:, :, 3:], Jinv[body])
     # all ordered pairs of incidences that share a body
     by_body = np.argsort(body, kind="stable")
     sb = body[by_body]
@@ -61,7 +73,7 @@ def delassus(con, body, H, body_gid, inv_mass, Jinv, nc):
     rows, cols = con[p1], con[p2]
     order = np.lexsort((body_gid[body[p1]], cols, rows))
     rows, cols, p1, p2 = rows[order], cols[order], p1[order], p2[order]
-    prod = np.einsum("mik,mjk->mij", K[p1], H[p2])
+    prod = np.einsum("mik,mkj->mij", H[p1], K[p2])
     new = np.ones(len(rows), bool)
     new[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
     starts = np.nonzero(new)[0]

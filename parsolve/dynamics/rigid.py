@@ -2,7 +2,7 @@
 
   q(t+h/2) = q(t) + h/2 u(t)                     half_step (orientation by the exponential map)
   u_free   = u(t) + h M^-1 f(t+h/2)              free_velocity (gyroscopic term included)
-  u(t+h)   = u_free + M^-1 H^T R                 apply_impulses
+  u(t+h)   = u_free + M^-1 H^T R                 apply_velocity_change
   q(t+h)   = q(t+h/2) + h/2 u(t+h)               half_step again
 Angular velocities are world-frame; the world inertia J_w = R J R^T follows the orientation, and
 the gyroscopic moment -w x J_w w is taken at the half step. The position part is exact for
@@ -30,8 +30,8 @@ def free_velocity(bodies, h, gravity):
     return v_free, w_free, Jinv
 
 
-def apply_impulses(bodies, v_free, w_free, Jinv, impulse, angular_impulse):
-    """u(t+h) = u_free + M^-1 (H^T R), with H^T R given per body as (impulse, angular impulse)."""
+def apply_velocity_change(bodies, v_free, w_free, du):
+    """u(t+h) = u_free + du, with du = M^-1 H^T R per body as (linear, angular) columns."""
     n = bodies.n_owned
-    bodies.v[:n] = v_free[:n] + impulse[:n] / bodies.mass[:n, None]
-    bodies.w[:n] = w_free[:n] + np.einsum("nij,nj->ni", Jinv[:n], angular_impulse[:n])
+    bodies.v[:n] = v_free[:n] + du[:n, :3]
+    bodies.w[:n] = w_free[:n] + du[:n, 3:]

@@ -47,32 +47,49 @@ class GaussSeidel:
         self.sweeps = None if sweeps is None else int(sweeps)
 
     def solve(self, indptr, indices, blocks, diag, B, mu, R, order=None):
-        """Solve in place for R (n, 3), warm-started from its content. Returns a SolveReport."""
+        """Solve in place for R (n, 3), warm-started from its content, with W given as block
+        CSR rows (FCLIB problems, any W). Returns a SolveReport."""
+        U = np.empty((len(B), 3))
+        args = (indptr, indices, blocks)
+        return self._iterate(
+            len(B), order,
+            lambda order, counts: kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order,
+                                                             self.omega, counts),
+            lambda: kernels.delassus_residual(*args, B, mu, R, U)[0])
+
+    def solve_coupled(self, ld, R, du, order=None):
+        """Solve in place for R with W applied through the bodies (U = B + H du, du = M^-1 H^T R,
+        kept consistent in place): ld is a LocalDynamics. O(1) work per relaxation."""
+        U = np.empty((ld.n, 3))
+        args = (ld.inc_ptr, ld.inc_body, ld.H)
+        return self._iterate(
+            ld.n, order,
+            lambda order, counts: kernels.body_gauss_seidel_sweep(
+                *args, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, self.omega, counts),
+            lambda: kernels.body_residual(*args, ld.B, ld.mu, R, du, U)[0])
+
+    def _iterate(self, n, order, sweep, residual):
         t0 = time.perf_counter()
-        n = len(B)
         counts = np.zeros(NCODES, np.int64)
         report = SolveReport(self.name)
         if n == 0:
             report.seconds = time.perf_counter() - t0
             return report
         order = np.arange(n, dtype=np.int64) if order is None else order
-        U = np.empty((n, 3))
-        args = (indptr, indices, blocks)
         if self.sweeps is not None:
             for _ in range(self.sweeps):
-                kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order, self.omega, counts)
+                sweep(order, counts)
             report.iterations = self.sweeps
-            report.residual = kernels.delassus_residual(*args, B, mu, R, U)[0]
-            report.converged = report.residual <= self.tol
+            report.residual = residual()
         else:
-            err = kernels.delassus_residual(*args, B, mu, R, U)[0]
+            err = residual()
             it = 0
             while err > self.tol and it < self.max_iter:
-                kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order, self.omega, counts)
+                sweep(order, counts)
                 it += 1
-                err = kernels.delassus_residual(*args, B, mu, R, U)[0]
+                err = residual()
             report.iterations, report.residual = it, err
-            report.converged = err <= self.tol
+        report.converged = report.residual <= self.tol
         report.local = {name: int(c) for name, c in zip(CODE_NAMES, counts) if c}
         report.seconds = time.perf_counter() - t0
         return report

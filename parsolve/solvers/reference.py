@@ -173,3 +173,34 @@ def residual_from_velocity(R, U, B, mu):
     err = math.sqrt(float(np.sum((R - P) ** 2)))
     den = max(float(np.linalg.norm(B)), float(np.linalg.norm(R)), float(np.linalg.norm(U)))
     return err / den if den > 0 else err
+
+
+def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, mu, R, du, order, omega, counts):
+    """Twin of kernels/body_sweep.pyx: U_a = B_a + sum_e H_e du_body(e), du = M^-1 H^T R."""
+    dmax = rmax = 0.0
+    for a in order:
+        W = Wdiag[a]
+        b = B[a] - W @ R[a]
+        for e in range(inc_ptr[a], inc_ptr[a + 1]):
+            b = b + H[e] @ du[inc_body[e]]
+        r, code = local_enumerate(W, b, mu[a], R[a])
+        counts[code] += 1
+        if omega != 1.0:
+            r = (1.0 - omega) * R[a] + omega * r
+        d = r - R[a]
+        dmax = max(dmax, np.abs(d).max())
+        rmax = max(rmax, np.abs(r).max())
+        R[a] = r
+        if d.any():
+            for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                du[inc_body[e]] += K[e] @ d
+    return dmax / rmax if rmax > 0.0 else 0.0
+
+
+def body_residual(inc_ptr, inc_body, H, B, mu, R, du, U):
+    for a in range(len(B)):
+        U[a] = B[a]
+        for e in range(inc_ptr[a], inc_ptr[a + 1]):
+            U[a] += H[e] @ du[inc_body[e]]
+    return (residual_from_velocity(R, U, B, mu), float(np.linalg.norm(B)),
+            float(np.linalg.norm(R)), float(np.linalg.norm(U)))

@@ -1,0 +1,95 @@
+"""Gauss-Seidel over contacts coupled through body velocities (matrix-free in W's off-diagonal).
+
+U = B + W R = B + H du with du = M^-1 H^T R, the velocity change the reactions cause. A
+relaxation of contact a reads the velocity changes of its (one or two) bodies, solves its local
+problem with its diagonal block W_aa, and writes the change of its reaction back into them:
+O(1) work per relaxation, whatever the number of linked contacts (pe's formulation). The
+iterates are those of the row-wise sweep in sweep.pyx, up to round-off.
+
+Incidences (contact, body) are grouped by contact: contact a's are inc_ptr[a]:inc_ptr[a+1],
+with body inc_body[e], H[e] (3 x 6) and K[e] = M^-1 H[e]^T (6 x 3).
+The pure-Python twins are in parsolve/solvers/reference.py.
+"""
+from libc.math cimport sqrt
+from cone cimport natural_map_sq
+from local cimport local_enumerate, LOCAL_NCODES
+
+ctypedef long long index_t
+
+
+def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                            const double[:, :, ::1] H, const double[:, :, ::1] K,
+                            const double[:, :, ::1] Wdiag, const double[:, ::1] B,
+                            const double[::1] mu, double[:, ::1] R, double[:, ::1] du,
+                            const index_t[::1] order, double omega, index_t[::1] counts):
+    """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|."""
+    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k, c
+    cdef double b[3]
+    cdef double r[3]
+    cdef double d[3]
+    cdef double dmax = 0.0, rmax = 0.0, x
+    cdef const double* W
+    cdef int code
+    assert counts.shape[0] >= LOCAL_NCODES
+    with nogil:
+        for i in range(n):
+            a = order[i]
+            W = &Wdiag[a, 0, 0]
+            # the free velocity of contact a with every other reaction applied
+            for c in range(3):
+                b[c] = B[a, c] - (W[3 * c] * R[a, 0] + W[3 * c + 1] * R[a, 1]
+                                  + W[3 * c + 2] * R[a, 2])
+            for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                j = inc_body[e]
+                for c in range(3):
+                    x = 0.0
+                    for k in range(6):
+                        x = x + H[e, c, k] * du[j, k]
+                    b[c] += x
+            r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
+            code = local_enumerate(W, b, mu[a], r)
+            counts[code] += 1
+            for c in range(3):
+                if omega != 1.0:
+                    r[c] = (1.0 - omega) * R[a, c] + omega * r[c]
+                d[c] = r[c] - R[a, c]
+                x = d[c] if d[c] >= 0.0 else -d[c]
+                if x > dmax:
+                    dmax = x
+                x = r[c] if r[c] >= 0.0 else -r[c]
+                if x > rmax:
+                    rmax = x
+                R[a, c] = r[c]
+            if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                    j = inc_body[e]
+                    for k in range(6):
+                        du[j, k] += K[e, k, 0] * d[0] + K[e, k, 1] * d[1] + K[e, k, 2] * d[2]
+    return dmax / rmax if rmax > 0.0 else 0.0
+
+
+def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                  const double[:, :, ::1] H, const double[:, ::1] B, const double[::1] mu,
+                  const double[:, ::1] R, const double[:, ::1] du, double[:, ::1] U):
+    """U = B + H du and the residual of DESIGN.md section 2: (error, |B|, |R|, |U|)."""
+    cdef Py_ssize_t n = B.shape[0], a, e, j, k, c
+    cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den, x
+    with nogil:
+        for a in range(n):
+            for c in range(3):
+                U[a, c] = B[a, c]
+            for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                j = inc_body[e]
+                for c in range(3):
+                    x = 0.0
+                    for k in range(6):
+                        x = x + H[e, c, k] * du[j, k]
+                    U[a, c] += x
+            s += natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
+            for c in range(3):
+                nb += B[a, c] * B[a, c]
+                nr += R[a, c] * R[a, c]
+                nu += U[a, c] * U[a, c]
+    nb = sqrt(nb); nr = sqrt(nr); nu = sqrt(nu)
+    den = max(nb, nr, nu)
+    return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
