@@ -20,7 +20,7 @@ import scenes  # noqa: E402
 import parsolve as ps  # noqa: E402
 from parsolve.simulation import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
-from parsolve.solvers.reference import NCODES  # noqa: E402
+from parsolve.solvers.reference import CODE_NAMES, NCODES  # noqa: E402
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
     args = ap.parse_args()
     model = scenes.hcp_bed(args.spheres)
     sim = Simulation(model, step=1e-5, solver=ps.GaussSeidel(tol=1e-6, max_iter=200),
-                     progress=0, quiet=True)
+                     progress=0, quiet=True, verify_every=0)
     ld_box = {}
     sim.local_dynamics_hook = lambda s, ld: ld_box.update(ld=ld, contacts=s.contacts)
     t0 = time.perf_counter()
@@ -41,25 +41,39 @@ def main():
     settle = time.perf_counter() - t0
     ld = ld_box["ld"]
     R = sim.contacts.R.copy()                   # the last step's converged reactions
-    R0 = np.zeros_like(R)
-    counts = np.zeros(NCODES, np.int64)
     order = np.arange(ld.n, dtype=np.int64)
     # time the sweeps from a cold start (R = 0) so every sweep does real work
+    R0 = np.zeros_like(R)
+    du = np.zeros((len(sim.bodies), 6))
+    counts = np.zeros(NCODES, np.int64)
     t0 = time.perf_counter()
     for _ in range(args.sweeps):
-        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu, R0,
-                                   order, args.omega, counts)
+        kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
+                                        ld.mu, R0, du, order, args.omega, counts)
     dt = time.perf_counter() - t0
     U = np.empty_like(R0)
-    res = kernels.delassus_residual(ld.indptr, ld.indices, ld.blocks, ld.B, ld.mu, R0, U)[0]
+    res = kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R0, du, U)[0]
+    # the same sweeps over W's block rows (linked-interaction form), for comparison
+    R1 = np.zeros_like(R)
+    rows_sweeps = max(1, args.sweeps // 10)
+    t1 = time.perf_counter()
+    for _ in range(rows_sweeps):
+        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu, R1,
+                                   order, args.omega, counts)
+    dt_rows = (time.perf_counter() - t1) / rows_sweeps
     relax = ld.n * args.sweeps
     rec = common.metadata(
         problem="hcp-bed", bodies=len(sim.bodies), contacts=int(ld.n),
         delassus_blocks=int(len(ld.indices)), sweeps=args.sweeps, omega=args.omega,
-        seconds_sweeps=dt, relaxations=relax, relaxations_per_core_second=relax / dt,
-        ns_per_relaxation=1e9 * dt / relax, residual_after_sweeps=res,
-        bytes_per_contact=int((ld.blocks.nbytes + ld.indices.nbytes + ld.indptr.nbytes
+        sweep_form="body-coupled", seconds_sweeps=dt, relaxations=relax,
+        relaxations_per_core_second=relax / dt, ns_per_relaxation=1e9 * dt / relax,
+        residual_after_sweeps=res,
+        row_sweep_relaxations_per_core_second=ld.n / dt_rows,
+        local_outcomes={n: int(c) for n, c in zip(CODE_NAMES, counts) if c},
+        bytes_per_contact=int((ld.H.nbytes + ld.K.nbytes + ld.Wdiag.nbytes + ld.inc_body.nbytes
                                + ld.B.nbytes + R.nbytes + ld.mu.nbytes) / max(1, ld.n)),
+        bytes_per_contact_with_W_rows=int((ld.blocks.nbytes + ld.indices.nbytes)
+                                          / max(1, ld.n)),
         settle_steps=args.settle, settle_seconds=settle,
         settle_seconds_per_step=settle / args.settle,
         settle_last_iterations=row["iterations"], settle_last_residual=row["residual"],

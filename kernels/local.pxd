@@ -4,11 +4,11 @@
 #
 # local_enumerate tries the three cases of the law in turn: take-off (b_N >= 0 gives r = 0),
 # stick (u = 0), slide (u_N = 0, r_T = -mu r_N d, u_T = |u_T| d). Slide is solved for the
-# direction d: a fixed point d <- u_T(d)/|u_T(d)| first (exact in a few steps when W_TT is near
-# isotropic, as for spheres), then a scan of the angle of d with bisection on the sign changes
-# of d x u_T(d). If none of them gives an admissible slide, a projected fixed-point iteration
+# slip angle of d: Newton-secant on f = d x u_T(d) from the stick reaction's direction (a few
+# steps; exact in two when W_TT is isotropic, as for spheres), then a scan of the angle with
+# bisection on the sign changes of f. If none of them gives an admissible slide, a projected fixed-point iteration
 # r <- P_K(r - rho (u + mu |u_T| e_N)) is the last resort. The returned r is always in K_mu.
-from libc.math cimport sqrt, fabs, cos, sin, M_PI
+from libc.math cimport sqrt, fabs, cos, sin, atan2, M_PI
 from cone cimport project_cone, natural_map_sq, matvec3, solve3
 
 cdef enum:
@@ -37,21 +37,27 @@ cdef inline bint slide_eval(const double* W, const double* b, double mu, double 
 
 cdef inline bint slide_direction(const double* W, const double* b, double mu, double c0,
                                  double s0, double* r) noexcept nogil:
-    cdef double c = c0, s = s0, f, g, ut1, ut2, nu, cn, sn
+    """Slide by Newton-secant on the slip angle: f(theta) = d x u_T(d) = 0 with d . u_T > 0.
+
+    (The plain fixed point d <- u_T/|u_T| is repelling when |u_T| is small against mu r_N W_TT,
+    i.e. near the stick-slip transition; the root of f is found there too.)"""
+    cdef double th0 = atan2(s0, c0), th1, f0, f1, g, th2
     cdef int it
-    for it in range(40):
-        if not slide_eval(W, b, mu, c, s, r, &f, &g):
+    if not slide_eval(W, b, mu, c0, s0, r, &f0, &g):
+        return False
+    th1 = th0 + 1e-4
+    if not slide_eval(W, b, mu, cos(th1), sin(th1), r, &f1, &g):
+        return False
+    for it in range(50):
+        if f1 == f0:
+            break
+        th2 = th1 - f1 * (th1 - th0) / (f1 - f0)
+        th0 = th1; f0 = f1; th1 = th2
+        if not slide_eval(W, b, mu, cos(th1), sin(th1), r, &f1, &g):
             return False
-        ut1 = W[3] * r[0] + W[4] * r[1] + W[5] * r[2] + b[1]
-        ut2 = W[6] * r[0] + W[7] * r[1] + W[8] * r[2] + b[2]
-        nu = sqrt(ut1 * ut1 + ut2 * ut2)
-        if nu == 0.0:
-            return False
-        cn = ut1 / nu; sn = ut2 / nu
-        if fabs(cn - c) + fabs(sn - s) <= 1e-15:
+        if fabs(th1 - th0) <= 1e-14 * (1.0 + fabs(th1)):
             return g > 0.0
-        c = cn; s = sn
-    return False
+    return g > 0.0 and fabs(f1) <= 1e-14 * (fabs(b[1]) + fabs(b[2]) + fabs(b[0]))
 
 
 cdef inline bint slide_scan(const double* W, const double* b, double mu, double c0, double s0,

@@ -40,21 +40,30 @@ def _slide_eval(W, b, mu, c, s):
     return r, c * ut2 - s * ut1, c * ut1 + s * ut2
 
 
-def _slide_direction(W, b, mu, c, s):
-    for _ in range(40):
-        ev = _slide_eval(W, b, mu, c, s)
+def _slide_direction(W, b, mu, c0, s0):
+    th0 = math.atan2(s0, c0)
+    ev = _slide_eval(W, b, mu, c0, s0)
+    if ev is None:
+        return None
+    f0 = ev[1]
+    th1 = th0 + 1e-4
+    ev = _slide_eval(W, b, mu, math.cos(th1), math.sin(th1))
+    if ev is None:
+        return None
+    r, f1, g = ev
+    for _ in range(50):
+        if f1 == f0:
+            break
+        th2 = th1 - f1 * (th1 - th0) / (f1 - f0)
+        th0, f0, th1 = th1, f1, th2
+        ev = _slide_eval(W, b, mu, math.cos(th1), math.sin(th1))
         if ev is None:
             return None
-        r, _, g = ev
-        ut = W[1:] @ r + b[1:]
-        nu = math.hypot(ut[0], ut[1])
-        if nu == 0.0:
-            return None
-        cn, sn = ut[0] / nu, ut[1] / nu
-        if abs(cn - c) + abs(sn - s) <= 1e-15:
+        r, f1, g = ev
+        if abs(th1 - th0) <= 1e-14 * (1.0 + abs(th1)):
             return r if g > 0.0 else None
-        c, s = cn, sn
-    return None
+    ok = g > 0.0 and abs(f1) <= 1e-14 * (abs(b[1]) + abs(b[2]) + abs(b[0]))
+    return r if ok else None
 
 
 def _slide_scan(W, b, mu, c0, s0, n=96):
