@@ -166,7 +166,13 @@ class Simulation:
             tot["iterations"] += row["iterations"]
             tot["contacts"] += row["contacts"]
             tot["max_contacts"] = max(tot["max_contacts"], row["contacts"])
-            tot["unconverged"] += 1 - row["converged"]
+            if not row["converged"]:
+                tot["unconverged"] += 1
+                if tot["unconverged"] <= 5 and self.comm.root and not self.quiet:
+                    print(f"[parsolve] warning: step {row['step']}: the solver did not converge "
+                          f"(residual {row['residual']:.2e} > tol after {row['iterations']} "
+                          "iterations)" + ("; further warnings only in the history and summary"
+                                           if tot["unconverged"] == 5 else ""), flush=True)
             tot["max_residual"] = max(tot["max_residual"], row["residual"])
             for name, c in self._local.items():
                 tot["local"][name] = tot["local"].get(name, 0) + c

@@ -15,11 +15,18 @@ import numpy as np
 OBSTACLE_CODES = 2 ** 20
 FEATURES = 64
 
+# Interaction kinds: every interaction is a row of dimension 3 in U = B + W R, whatever its
+# kind; a kind selects the law C(U, R) = 0 its row obeys. Joints and connectors (seed 000)
+# will be further kinds of rows in the same W, not a second system.
+CONTACT = 0
+KIND_NAMES = {CONTACT: "contact"}
+DIMENSION = 3
+
 FIELDS = {
     "a": ((), np.int64), "b": ((), np.int64), "obstacle": ((), np.int64),
     "k1": ((), np.int64), "k2": ((), np.int64),
     "point": ((3,), float), "frame": ((3, 3), float), "gap": ((), float),
-    "mu": ((), float), "e": ((), float), "R": ((3,), float),
+    "mu": ((), float), "e": ((), float), "R": ((3,), float), "kind": ((), np.int8),
 }
 
 
