@@ -134,3 +134,54 @@ def test_settling_under_gravity_comes_to_rest(tmp_path):
     pe = sim.history[0]["potential_energy"]
     assert ke[-1] < 1e-6 * (max(ke) + abs(pe))
     assert (sim.bodies.x[:, 2] > 0.005).all()           # nobody fell through the floor
+
+
+def test_stack_of_boxes_stays_at_rest_on_four_corners():
+    """Three boxes stacked face to face on the floor: each interface has four corner contacts,
+    the stack stays put, and the floor carries the whole weight."""
+    m = on_floor(mu=0.6)
+    h = 0.05
+    for k in range(3):
+        m.box((0, 0, h + 2 * h * k), (0.1, 0.08, h), "body", density=1000)
+    sim = run(m, 0.5, 1e-3)
+    assert np.abs(sim.bodies.x[:, 2] - (h + 2 * h * np.arange(3))).max() < 1e-6
+    assert np.abs(sim.bodies.x[:, :2]).max() < 1e-9
+    c = sim.contacts
+    assert len(c) == 12
+    floor = c.b < 0
+    weight = sim.bodies.mass.sum() * G * 1e-3
+    np.testing.assert_allclose(c.R[floor, 0].sum(), weight, rtol=1e-6)
+
+
+def test_box_slides_on_a_box_above_the_friction_angle():
+    mu = 0.3
+    theta = np.arctan(mu) * 1.3
+    m = on_floor(gravity=tilted(theta), mu=0.9)          # the base sticks to the floor
+    m.surface("top", "body", friction=mu)
+    m.surface("top", "floor", friction=mu)
+    base = m.box((0, 0, 0.05), (1.0, 0.5, 0.05), "body", mass=1e6)  # heavy base, sticks
+    m.box((0, 0, 0.15), (0.1, 0.1, 0.05), "top", density=1000)
+    sim = run(m, 0.5, 1e-3)
+    a = 2 * sim.bodies.x[1, 0] / sim.time ** 2
+    expected = G * (np.sin(theta) - mu * np.cos(theta))
+    assert abs(a - expected) / expected < 0.005
+    assert abs(sim.bodies.x[base, 0]) < 1e-9
+
+
+def test_tilted_box_dropped_on_a_box_comes_to_rest_on_it():
+    from parsolve.dynamics.rotation import axis_angle
+
+    m = on_floor(mu=0.5)
+    m.box((0, 0, 0.05), (0.3, 0.3, 0.05), "body", density=1000)
+    m.box((0.02, -0.01, 0.25), (0.05, 0.04, 0.03), "body", density=1000,
+          orientation=axis_angle((1, 0.5, 0.2), 0.7))
+    sim = run(m, 1.5, 1e-3, tol=1e-8)
+    b = sim.bodies
+    assert b.kinetic_energy().sum() < 1e-8
+    # it lies on a face: its lowest vertex rests on the top of the lower box
+    from parsolve.contact.detect import _box_vertices
+    from parsolve.dynamics.rotation import quat_to_matrix
+
+    v = _box_vertices(b, np.array([1]), quat_to_matrix(b.q[1:2]))[0]
+    assert abs(v[:, 2].min() - 0.1) < 1e-3
+    assert np.sort(v[:, 2])[3] - v[:, 2].min() < 1e-3      # four vertices at the bottom

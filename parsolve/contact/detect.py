@@ -1,10 +1,11 @@
-"""Narrow phase on the broad phase's candidates: sphere-sphere, sphere-box, sphere-half-space,
-box-half-space (one contact per vertex). A contact is active when its gap <= margin.
-Box-box contacts are not detected yet (see README, limitations)."""
+"""Narrow phase on the broad phase's candidates: sphere-sphere, sphere-box, box-box (boxbox.py),
+sphere-half-space, box-half-space (one contact per vertex). A contact is active when its
+gap <= margin."""
 import numpy as np
 
 from ..dynamics.rotation import quat_to_matrix
 from ..model.bodies import BOX, SPHERE
+from .boxbox import box_box
 from .broadphase import candidate_pairs
 from .contactset import ContactSet
 from .frames import frames_from_normals
@@ -26,6 +27,8 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
         bs = (shape[i] == BOX) & (shape[j] == SPHERE)
         parts.append(_sphere_box(bodies, np.concatenate([i[sb], j[bs]]),
                                  np.concatenate([j[sb], i[bs]])))
+        bb = (shape[i] == BOX) & (shape[j] == BOX)
+        parts.append(box_box(bodies, i[bb], j[bb], margin))
     for k in range(len(obstacles)):
         p, n = obstacles.point[k], obstacles.normal[k]
         dist = (bodies.x - p) @ n - bodies.radius

@@ -13,7 +13,6 @@ pairs, loads on unknown bodies) when the model is built. Units are SI (see bodie
 """
 import hashlib
 import json
-import warnings
 
 import numpy as np
 
@@ -124,10 +123,6 @@ class Model:
             bodies.force[i] += f
             bodies.torque[i] += t
         self._check_pairs(bodies)
-        nbox = int(np.count_nonzero(bodies.shape == B.BOX))
-        if nbox > 1:
-            warnings.warn(f"the model has {nbox} boxes: box-box contacts are not detected yet, "
-                          "so boxes pass through each other (spheres and half-spaces do not)")
         return bodies
 
     def _check_pairs(self, bodies):
