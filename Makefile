@@ -34,6 +34,7 @@ test-serial:
 test-mpi:
 	$(MPIRUN) -n 2 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
 	$(MPIRUN) -n 3 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
+	$(MPIRUN) -n 4 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
 
 demo:
 	$(VENV)/bin/parsolve run jobs/examples/pour.py --output out/pour.h5

@@ -10,7 +10,6 @@ Incidences (contact, body) are grouped by contact: contact a's are inc_ptr[a]:in
 with body inc_body[e], H[e] (3 x 6) and K[e] = M^-1 H[e]^T (6 x 3).
 The pure-Python twins are in parsolve/solvers/reference.py.
 """
-from libc.math cimport sqrt
 from cone cimport natural_map_sq
 from local cimport local_enumerate, LOCAL_NCODES
 
@@ -68,12 +67,29 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
+def body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+               const double[:, :, ::1] K, const double[:, ::1] R, double[:, ::1] du,
+               const index_t[::1] order):
+    """du += M^-1 H_a^T R_a for the contacts a in `order` (the warm start, colour by colour)."""
+    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k
+    with nogil:
+        for i in range(n):
+            a = order[i]
+            for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                j = inc_body[e]
+                for k in range(6):
+                    du[j, k] += K[e, k, 0] * R[a, 0] + K[e, k, 1] * R[a, 1] + K[e, k, 2] * R[a, 2]
+
+
 def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                   const double[:, :, ::1] H, const double[:, ::1] B, const double[::1] mu,
-                  const double[:, ::1] R, const double[:, ::1] du, double[:, ::1] U):
-    """U = B + H du and the residual of DESIGN.md section 2: (error, |B|, |R|, |U|)."""
+                  const double[:, ::1] R, const double[:, ::1] du, double[:, ::1] U,
+                  double[:, ::1] parts):
+    """U = B + H du, and per contact the squares (|e_a|^2, |B_a|^2, |R_a|^2, |U_a|^2) in
+    parts (n, 4), e_a the natural-map residual of DESIGN.md section 2. The caller sums them
+    (parsolve.parallel.reduce.exact_sums) so that the total does not depend on the ranks."""
     cdef Py_ssize_t n = B.shape[0], a, e, j, k, c
-    cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den, x
+    cdef double x
     with nogil:
         for a in range(n):
             for c in range(3):
@@ -85,11 +101,7 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                     for k in range(6):
                         x = x + H[e, c, k] * du[j, k]
                     U[a, c] += x
-            s += natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
-            for c in range(3):
-                nb += B[a, c] * B[a, c]
-                nr += R[a, c] * R[a, c]
-                nu += U[a, c] * U[a, c]
-    nb = sqrt(nb); nr = sqrt(nr); nu = sqrt(nu)
-    den = max(nb, nr, nu)
-    return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
+            parts[a, 0] = natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
+            parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
+            parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
+            parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]

@@ -6,7 +6,11 @@
   4. solve                solvers.*                          C(B + W R, R) = 0
   5. update               dynamics.apply_velocity_change, half_step  u(t+h), q(t+h)
   6. output               io.ResultsWriter                   history row, frames
-Every rank runs the same code on the bodies it holds (domain decomposition: issue 4).
+Every rank runs the same code on the bodies it holds; the parallel layer (parallel.Domain)
+migrates bodies to their owners and makes ghosts before the step, keeps the contacts whose
+point lies in this rank's slab, and hands the solver its exchange and sum functions. The
+Gauss-Seidel order is the cell-parity colouring (parallel.colouring), the same for any number
+of ranks, so the trajectory does not depend on it.
 """
 import os
 import sys
@@ -21,10 +25,13 @@ from .errors import InputError
 from .io.results import ResultsWriter
 from .model.checks import finite, positive
 from .parallel import Comm
+from .parallel.colouring import colour_orders, colours_of
+from .parallel.domain import Domain
 from .solvers import GaussSeidel
 from .solvers.reference import residual_from_velocity
 
-PHASES = ("integrate", "detect", "assemble", "solve", "update", "output")
+PHASES = ("integrate", "detect", "assemble", "solve", "update", "output", "migrate",
+          "communication")
 
 
 class Simulation:
@@ -35,11 +42,13 @@ class Simulation:
     last only); progress: wall seconds between progress lines on rank 0 (0 disables);
     stop_file: a file whose appearance ends the run cleanly after the current step;
     verify_every: every so many steps with contacts (first included), the step's residual is
-    recomputed from U = W R + B with W assembled as a PETSc matrix (0: never).
+    recomputed from U = W R + B with W assembled as a PETSc matrix (0: never);
+    balance_tolerance: repartition when max/avg of bodies per rank exceeds it.
     """
 
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
-                 comm=None, stop_file="STOP", verify_every=100, quiet=False):
+                 comm=None, stop_file="STOP", verify_every=100, quiet=False,
+                 balance_tolerance=1.1):
         self.model = model
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
@@ -53,14 +62,22 @@ class Simulation:
         self._verified = 0
         self.quiet = quiet
         with self.comm.collective():
-            if self.comm.size > 1:
-                raise InputError(
-                    f"this parsolve runs on 1 rank (got {self.comm.size}): the domain "
-                    "decomposition is not in yet; run with mpirun -n 1")
-            self.bodies = model.build()
+            local = model.build(self.comm)
             self.mu_table, self.e_table = model.materials.tables()
+            rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
+            rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
             self.margin = (model.contact_margin if model.contact_margin is not None
-                           else 1e-6 * float(self.bodies.radius.min()))
+                           else 1e-6 * rmin)
+            # cells of the broad phase, the colouring and the partition: >= a body's diameter
+            self.cell = 2.0 * rmax + self.margin
+            lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
+                                           np.full(3, np.inf), "min")
+            hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
+                                           np.full(3, -np.inf), "max")
+            axis = int(np.argmax(hi - lo))
+            self.domain = Domain(self.comm, self.cell, axis, balance_tolerance)
+            self.owned = self.domain.setup(local)
+        self.n_bodies = self.comm.sum(self.owned.n_owned)
         self.time = 0.0
         self.step_count = 0
         self.contacts = None
@@ -70,45 +87,77 @@ class Simulation:
         self.local_dynamics_hook = None
 
     # -- one step ----------------------------------------------------------------------------
+    @property
+    def bodies(self):
+        """The bodies this rank owns (BodySet sorted by id)."""
+        return self.owned
+
     def step(self):
-        h, b = self.h, self.bodies
+        h, dom = self.h, self.domain
         clock = time.perf_counter
         t0 = clock()
-        dynamics.half_step(b, h)
+        comm0 = dom.seconds
+        owned = dom.migrate(self.owned)
+        b = dom.with_ghosts(owned)
+        previous = dom.share_contacts(self.contacts)
+        t_mig = clock()
+        dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
         contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
-        contacts.warm_start(self.contacts)
+        contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
+        colours = colour_orders(colours_of(contacts.point, self.cell), contacts.k1, contacts.k2)
+        contacts.warm_start(previous)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
         ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm)
         if self.local_dynamics_hook is not None:
             self.local_dynamics_hook(self, ld)
         t3 = clock()
-        du = ld.velocity_change(contacts.R)              # consistent with the warm start
-        report = self.solver.solve_coupled(ld, contacts.R, du)
+        du = np.zeros((len(b), 6))
+        exchange = dom.exchange_plan(b, ld.inc_body, ld.con, colours)
+        report = self.solver.solve_coupled(ld, contacts.R, du, colours,
+                                           exchange=lambda c: exchange(c, du), sums=dom.sums)
         residual = report.residual
-        if len(contacts) and self.verify_every and self._verified % self.verify_every == 0:
+        if self.verify_every and self._verified % self.verify_every == 0 and \
+                self.comm.size == 1 and len(contacts):
             residual = self._petsc_residual(ld, contacts.R)
-        self._verified += bool(len(contacts))
+        self._verified += 1
         t4 = clock()
-        dynamics.apply_velocity_change(b, v_free, w_free, du)
-        dynamics.half_step(b, h)
+        dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
+        dynamics.half_step(b, h, upto=len(b))
         ld.destroy()
+        self.owned = b.take(np.arange(b.n_owned))
         t5 = clock()
         self.contacts = contacts
         self.time = (self.step_count + 1) * h
         self.step_count += 1
-        for name, dt in zip(PHASES, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+        comm_time = dom.seconds - comm0
+        for name, dt in zip(PHASES, (t1 - t_mig, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             self.phase[name] += dt
-        row = {"step": self.step_count, "time": self.time, "contacts": len(contacts),
+        self.phase["migrate"] += t_mig - t0
+        self.phase["communication"] += comm_time
+        o = self.owned
+        ke, pe = self.energies()
+        row = {"step": self.step_count, "time": self.time,
+               "contacts": self.comm.sum(len(contacts)),
                "iterations": report.iterations, "residual": residual,
-               "converged": int(report.converged),
-               "kinetic_energy": float(b.kinetic_energy().sum()),
-               "potential_energy": float(-np.sum(b.mass * (b.x @ self.model.gravity))),
-               "t_integrate": t1 - t0 + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
-               "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0}
+               "converged": int(report.converged), "kinetic_energy": ke,
+               "potential_energy": pe,
+               "t_integrate": t1 - t_mig + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
+               "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
+               "t_migrate": t_mig - t0, "t_communication": comm_time}
         self._local = report.local
+        self._ghosts = len(b) - b.n_owned
+        del o
         return row
+
+    def energies(self):
+        """(kinetic, potential) energy of all bodies, summed independently of the ranks."""
+        o = self.owned
+        pot = -o.mass * (o.x @ self.model.gravity)
+        ke, pe_pos, pe_neg = self.domain.sums(np.stack(
+            [o.kinetic_energy(), np.maximum(pot, 0.0), np.maximum(-pot, 0.0)], axis=1))
+        return float(ke), float(pe_pos - pe_neg)
 
     def _petsc_residual(self, ld, R):
         """The step's residual from U = W R + B applied by the PETSc matrix assembled from the
@@ -150,7 +199,9 @@ class Simulation:
             if not np.isfinite(row["kinetic_energy"]):
                 raise InputError(f"step {self.step_count}: the state became NaN or infinite")
             last = k == nsteps - 1
-            self.stop_requested = bool(self.stop_file and os.path.exists(self.stop_file))
+            self.stop_requested = self.comm.mpi.bcast(
+                bool(self.stop_file and os.path.exists(self.stop_file)) if self.comm.root
+                else None)
             if writer is not None:
                 if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or last
                                             or self.stop_requested):
@@ -165,6 +216,9 @@ class Simulation:
             self.history.append(row)
             tot["iterations"] += row["iterations"]
             tot["contacts"] += row["contacts"]
+            for key, value in (("bodies", self.owned.n_owned), ("ghosts", self._ghosts),
+                               ("local_contacts", len(self.contacts))):
+                tot.setdefault(key, []).append(value)
             tot["max_contacts"] = max(tot["max_contacts"], row["contacts"])
             if not row["converged"]:
                 tot["unconverged"] += 1
@@ -191,7 +245,8 @@ class Simulation:
         wall = time.perf_counter() - start
         summary = {
             "steps": int(self.step_count), "time": self.time, "wall_seconds": wall,
-            "bodies": len(self.bodies),
+            "bodies": self.n_bodies, "ranks": self.comm.size,
+            "repartitions": self.domain.repartitions,
             "contacts_mean": tot["contacts"] / max(1, len(self.history)),
             "contacts_max": tot["max_contacts"],
             "iterations": tot["iterations"], "unconverged_steps": tot["unconverged"],
@@ -199,7 +254,12 @@ class Simulation:
             "max_residual": tot["max_residual"], "stopped_by_file": stopped,
             "output": self.output or "",
         }
-        summary.update({f"seconds_{p}": v for p, v in self.phase.items()})
+        summary.update({f"seconds_{p}": self.comm.max(v) for p, v in self.phase.items()})
+        for key in ("bodies", "ghosts", "local_contacts"):
+            mean = float(np.mean(tot.get(key, [0])))
+            summary[f"per_rank_{key}_min"] = self.comm.min(mean)
+            summary[f"per_rank_{key}_avg"] = self.comm.sum(mean) / self.comm.size
+            summary[f"per_rank_{key}_max"] = self.comm.max(mean)
         summary.update({f"local_{n}": c for n, c in tot["local"].items()})
         if writer is not None:
             writer.close(summary)
@@ -226,8 +286,14 @@ def format_summary(s):
         f"  solver iterations {s['iterations']}  unconverged steps {s['unconverged_steps']}"
         f"  residual final {s['final_residual']:.2e} max {s['max_residual']:.2e}",
         f"  local solves: {local or 'none'}",
-        f"  seconds per phase: {phases}",
+        f"  seconds per phase (max over ranks): {phases}",
     ]
+    if s["ranks"] > 1:
+        lines.insert(3, "  per rank (min/avg/max, mean over steps): " + ", ".join(
+            f"{k.replace('local_', '')} {s[f'per_rank_{k}_min']:.0f}/"
+            f"{s[f'per_rank_{k}_avg']:.0f}/{s[f'per_rank_{k}_max']:.0f}"
+            for k in ("bodies", "ghosts", "local_contacts"))
+            + f"; ranks {s['ranks']}, repartitions {s['repartitions']}")
     if s["output"]:
         lines.append(f"  results: {s['output']}")
     return "\n".join(lines)

@@ -16,7 +16,8 @@ EDGE_FEATURE = 48
 
 
 def box_box(bodies, i, j, margin):
-    """Contacts of the box pairs (i[k], j[k]) (i < j: A = i, B = j), packed as in detect."""
+    """Contacts of the box pairs (i[k], j[k]) (A = i, the lower id; B = j), packed as in
+    detect."""
     out = {"a": [], "b": [], "feature": [], "normal": [], "point": [], "gap": []}
     if len(i) == 0:
         return None

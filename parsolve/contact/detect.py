@@ -20,7 +20,10 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
     pairs = candidate_pairs(bodies.x, bodies.radius, margin)
     shape = bodies.shape
     if len(pairs):
-        i, j = pairs[:, 0], pairs[:, 1]
+        # A is the body of lower id (owned rows and ghosts are each sorted, not together)
+        swap = bodies.gid[pairs[:, 0]] > bodies.gid[pairs[:, 1]]
+        i = np.where(swap, pairs[:, 1], pairs[:, 0])
+        j = np.where(swap, pairs[:, 0], pairs[:, 1])
         ss = (shape[i] == SPHERE) & (shape[j] == SPHERE)
         parts.append(_sphere_sphere(bodies, i[ss], j[ss]))
         sb = (shape[i] == SPHERE) & (shape[j] == BOX)
@@ -65,7 +68,7 @@ def _pack(a, b, obstacle, feature, normal, point, gap):
 
 
 def _sphere_sphere(bodies, i, j):
-    """A is the lower id (i < j as bodies are sorted by id); the normal points from j to i."""
+    """A = i, the lower id; the normal points from j to i."""
     d = bodies.x[i] - bodies.x[j]
     dist = np.linalg.norm(d, axis=1)
     n = d / np.where(dist > 0, dist, 1.0)[:, None]

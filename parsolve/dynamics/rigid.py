@@ -30,8 +30,8 @@ def free_velocity(bodies, h, gravity):
     return v_free, w_free, Jinv
 
 
-def apply_velocity_change(bodies, v_free, w_free, du):
+def apply_velocity_change(bodies, v_free, w_free, du, upto=None):
     """u(t+h) = u_free + du, with du = M^-1 H^T R per body as (linear, angular) columns."""
-    n = bodies.n_owned
+    n = bodies.n_owned if upto is None else upto
     bodies.v[:n] = v_free[:n] + du[:n, :3]
     bodies.w[:n] = w_free[:n] + du[:n, 3:]

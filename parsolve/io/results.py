@@ -7,10 +7,11 @@ Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
   /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...)
   /frames/time, /frames/step          one entry per frame
-  /frames/NNNNNN/bodies/ gid, x, q, v, w
+  /frames/NNNNNN/bodies/ gid, x, q, v, w   (rows in no particular order: sort by gid)
   /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
                          on A in the local frame, normal first), gap
-The file is opened with the MPI-IO driver on the run's communicator.
+The file is opened with the MPI-IO driver on the run's communicator; each rank writes the rows
+of the bodies and contacts it owns (at offsets from an exclusive scan), rank 0 the history.
 """
 import os
 
@@ -18,7 +19,7 @@ import numpy as np
 
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
-           "t_update", "t_output")
+           "t_update", "t_output", "t_migrate", "t_communication")
 _INT = {"step", "contacts", "iterations", "converged"}
 
 
@@ -45,8 +46,9 @@ class ResultsWriter:
                             model_fingerprint=model.fingerprint(), step_size=step_size,
                             ranks=comm.size)
         g = self.f.create_group("model/bodies")
+        n = bodies.n_owned
         for name in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
-            g.create_dataset(name, data=getattr(bodies, name))
+            self._rows(g, name, getattr(bodies, name)[:n])
         self.f["model"].create_group("materials").attrs["labels"] = model.materials.labels
         o = self.f.create_group("model/obstacles")
         o.create_dataset("point", data=model.obstacles.point)
@@ -78,7 +80,8 @@ class ResultsWriter:
         for name in HISTORY:
             ds = h[name]
             ds.resize((n1,))
-            ds[n0:n1] = np.array([r[name] for r in self.rows])
+            if self.comm.root:
+                ds[n0:n1] = np.array([r[name] for r in self.rows])
         self.rows = []
         self.f.flush()
 
@@ -87,16 +90,29 @@ class ResultsWriter:
         n = bodies.n_owned
         gb = g.create_group("bodies")
         for name in ("gid", "x", "q", "v", "w"):
-            gb.create_dataset(name, data=getattr(bodies, name)[:n])
+            self._rows(gb, name, getattr(bodies, name)[:n])
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "point", "frame", "R", "gap"):
-            gc.create_dataset(name, data=getattr(contacts, name))
+            self._rows(gc, name, getattr(contacts, name))
         for name, value in (("time", time), ("step", step)):
             ds = self.f["frames"][name]
             ds.resize((self.nframes + 1,))
-            ds[self.nframes] = value
+            if self.comm.root:
+                ds[self.nframes] = value
         g.attrs.update(time=time, step=step)
         self.nframes += 1
+
+    def _rows(self, group, name, local):
+        """A dataset of every rank's rows of `local`, each rank writing its own slice."""
+        from mpi4py import MPI
+
+        n = len(local)
+        mpi = self.comm.mpi
+        total = mpi.allreduce(n, op=MPI.SUM)
+        offset = mpi.exscan(n, op=MPI.SUM) or 0
+        ds = group.create_dataset(name, shape=(total,) + local.shape[1:], dtype=local.dtype)
+        if n:
+            ds[offset:offset + n] = local
 
     def close(self, summary=None):
         self.flush()

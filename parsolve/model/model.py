@@ -107,26 +107,55 @@ class Model:
         self._loads.append((int(body), f, t))
 
     # -- building ----------------------------------------------------------------------------
-    def build(self):
-        """All bodies as one BodySet sorted by id, after the model-wide checks."""
+    def build(self, comm=None):
+        """The bodies as a BodySet sorted by id, after the model-wide checks.
+
+        With a communicator of P ranks, rank r keeps only the r-th of P equal slices of the
+        bodies (the domain decomposition then sends each body to its owner), and the checks
+        (duplicate ids, loads on unknown bodies, material pairs) are made across ranks, with
+        the same outcome on every rank."""
         if not self._chunks:
             raise InputError("the model has no bodies")
         cat = {f: np.concatenate([c[f] for c in self._chunks]) for f in self._chunks[0]}
-        bodies = B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
-        dup = bodies.gid[1:][bodies.gid[1:] == bodies.gid[:-1]]
-        if len(dup):
-            raise InputError(f"duplicate body id {int(dup[0])}")
-        for gid, f, t in self._loads:
+        n = len(cat["gid"])
+        size, rank = (1, 0) if comm is None else (comm.size, comm.rank)
+        lo, hi = n * rank // size, n * (rank + 1) // size
+        bodies = B.BodySet(hi - lo, **{f: v[lo:hi] for f, v in cat.items()}).sorted_by_gid()
+        self._check_duplicates(bodies.gid, comm)
+        found = np.zeros(len(self._loads), bool)
+        for k, (gid, f, t) in enumerate(self._loads):
             i = np.searchsorted(bodies.gid, gid)
-            if i >= len(bodies) or bodies.gid[i] != gid:
-                raise InputError(f"load on unknown body {gid}")
-            bodies.force[i] += f
-            bodies.torque[i] += t
-        self._check_pairs(bodies)
+            if i < len(bodies) and bodies.gid[i] == gid:
+                bodies.force[i] += f
+                bodies.torque[i] += t
+                found[k] = True
+        if comm is not None and comm.size > 1 and len(found):
+            found = comm.allreduce_array(found.astype(np.int64), "max").astype(bool)
+        if not found.all():
+            raise InputError(f"load on unknown body {self._loads[int(np.argmin(found))][0]}")
+        self._check_pairs(bodies, comm)
         return bodies
 
-    def _check_pairs(self, bodies):
-        used, count = np.unique(bodies.material, return_counts=True)
+    @staticmethod
+    def _check_duplicates(gid, comm):
+        if comm is not None and comm.size > 1:       # bring equal ids together: id mod P
+            dest = gid % comm.size
+            parts = comm.mpi.alltoall([gid[dest == r] for r in range(comm.size)])
+            gid = np.sort(np.concatenate(parts))
+            dup = gid[1:][gid[1:] == gid[:-1]]
+            first = comm.mpi.allgather(int(dup[0]) if len(dup) else None)
+            dup = [d for d in first if d is not None]
+        else:
+            dup = gid[1:][gid[1:] == gid[:-1]]
+        if len(dup):
+            raise InputError(f"duplicate body id {int(min(dup))}")
+
+    def _check_pairs(self, bodies, comm=None):
+        count = np.bincount(bodies.material, minlength=len(self.materials.labels))
+        if comm is not None and comm.size > 1:
+            count = comm.allreduce_array(count.astype(np.int64), "sum")
+        used = np.nonzero(count)[0]
+        count = count[used]
         for i, ci in zip(used, count):
             for j in used:
                 if i < j or (i == j and ci > 1):

@@ -63,6 +63,15 @@ class Comm:
     def min(self, value):
         return self.mpi.allreduce(value, op=MPI.MIN)
 
+    def allreduce_array(self, arr, op="sum"):
+        """Element-wise reduction of a numpy array (same shape on every rank)."""
+        import numpy as np
+
+        out = np.empty_like(arr)
+        self.mpi.Allreduce(np.ascontiguousarray(arr), out,
+                           op={"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op])
+        return out
+
     def free(self):
         if self.mpi != MPI.COMM_NULL:
             self.mpi.Free()

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..errors import InputError
 from . import kernels
-from .reference import CODE_NAMES, NCODES
+from ..parallel.reduce import exact_sums
+from .reference import CODE_NAMES, NCODES, residual_from_parts
 
 
 @dataclass
@@ -48,44 +49,64 @@ class GaussSeidel:
 
     def solve(self, indptr, indices, blocks, diag, B, mu, R, order=None):
         """Solve in place for R (n, 3), warm-started from its content, with W given as block
-        CSR rows (FCLIB problems, any W). Returns a SolveReport."""
+        CSR rows (FCLIB problems, any W; serial). Returns a SolveReport."""
         U = np.empty((len(B), 3))
         args = (indptr, indices, blocks)
+        order = np.arange(len(B), dtype=np.int64) if order is None else order
         return self._iterate(
-            len(B), order,
-            lambda order, counts: kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order,
-                                                             self.omega, counts),
+            lambda counts: kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order, self.omega,
+                                                      counts),
             lambda: kernels.delassus_residual(*args, B, mu, R, U)[0])
 
-    def solve_coupled(self, ld, R, du, order=None):
-        """Solve in place for R with W applied through the bodies (U = B + H du, du = M^-1 H^T R,
-        kept consistent in place): ld is a LocalDynamics. O(1) work per relaxation."""
-        U = np.empty((ld.n, 3))
-        args = (ld.inc_ptr, ld.inc_body, ld.H)
-        return self._iterate(
-            ld.n, order,
-            lambda order, counts: kernels.body_gauss_seidel_sweep(
-                *args, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, self.omega, counts),
-            lambda: kernels.body_residual(*args, ld.B, ld.mu, R, du, U)[0])
+    def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None):
+        """Solve in place for R with W applied through the bodies: U = B + H du, du = M^-1 H^T R
+        (ld is a LocalDynamics; du (bodies, 6) starts at zero and ends consistent with R).
 
-    def _iterate(self, n, order, sweep, residual):
+        colours: contact-index arrays visited in turn each sweep; contacts of one colour share
+        no body. exchange(c), called after colour c, gives every copy of the bodies that colour
+        touched their new du (the parallel layer's job; nothing in serial). sums(parts) adds
+        per-contact squares (n, 4) over all ranks independently of the partition. With the
+        same colours, 1 and P ranks produce the same iterates bit for bit.
+        """
+        n = ld.n
+        colours = [np.arange(n, dtype=np.int64)] if colours is None else colours
+        exchange = exchange or (lambda c: None)
+        sums = sums or exact_sums
+        U = np.empty((n, 3))
+        parts = np.empty((n, 4))
+        inc = (ld.inc_ptr, ld.inc_body)
+        for c, order in enumerate(colours):                 # the warm start's du
+            kernels.body_apply(*inc, ld.K, R, du, order)
+            exchange(c)
+
+        def sweep(counts):
+            for c, order in enumerate(colours):
+                kernels.body_gauss_seidel_sweep(*inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du,
+                                                order, self.omega, counts)
+                exchange(c)
+
+        def residual():
+            kernels.body_residual(*inc, ld.H, ld.B, ld.mu, R, du, U, parts)
+            return residual_from_parts(sums(parts))
+
+        return self._iterate(sweep, residual)
+
+    def _iterate(self, sweep, residual):
+        """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps.
+        Collective in parallel: every rank runs the same number of sweeps."""
         t0 = time.perf_counter()
         counts = np.zeros(NCODES, np.int64)
         report = SolveReport(self.name)
-        if n == 0:
-            report.seconds = time.perf_counter() - t0
-            return report
-        order = np.arange(n, dtype=np.int64) if order is None else order
         if self.sweeps is not None:
             for _ in range(self.sweeps):
-                sweep(order, counts)
+                sweep(counts)
             report.iterations = self.sweeps
             report.residual = residual()
         else:
             err = residual()
             it = 0
             while err > self.tol and it < self.max_iter:
-                sweep(order, counts)
+                sweep(counts)
                 it += 1
                 err = residual()
             report.iterations, report.residual = it, err

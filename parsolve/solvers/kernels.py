@@ -11,7 +11,7 @@ try:
         raise ImportError("PARSOLVE_KERNELS=python")
     from .._kernels.cone import local_solve, natural_map, project
     from .._kernels.sweep import delassus_residual, gauss_seidel_sweep
-    from .._kernels.body_sweep import body_gauss_seidel_sweep, body_residual
+    from .._kernels.body_sweep import body_apply, body_gauss_seidel_sweep, body_residual
     COMPILED = True
 except ImportError as exc:
     if not _use_python:
@@ -21,10 +21,12 @@ except ImportError as exc:
     delassus_residual = reference.delassus_residual
     body_gauss_seidel_sweep = reference.body_gauss_seidel_sweep
     body_residual = reference.body_residual
+    body_apply = reference.body_apply
     local_solve = reference.local_enumerate
     natural_map = reference.natural_map
     project = reference.project_cone
     COMPILED = False
 
-__all__ = ["gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual", "local_solve", "natural_map", "project",
+__all__ = ["gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
+           "body_apply", "local_solve", "natural_map", "project",
            "COMPILED"]

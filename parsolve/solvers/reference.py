@@ -206,10 +206,22 @@ def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, mu, R, du, order,
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
-def body_residual(inc_ptr, inc_body, H, B, mu, R, du, U):
+def body_apply(inc_ptr, inc_body, K, R, du, order):
+    for a in order:
+        for e in range(inc_ptr[a], inc_ptr[a + 1]):
+            du[inc_body[e]] += K[e] @ R[a]
+
+
+def body_residual(inc_ptr, inc_body, H, B, mu, R, du, U, parts):
     for a in range(len(B)):
         U[a] = B[a]
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
             U[a] += H[e] @ du[inc_body[e]]
-    return (residual_from_velocity(R, U, B, mu), float(np.linalg.norm(B)),
-            float(np.linalg.norm(R)), float(np.linalg.norm(U)))
+        parts[a] = (natural_map(R[a], U[a], mu[a]) ** 2, B[a] @ B[a], R[a] @ R[a], U[a] @ U[a])
+
+
+def residual_from_parts(sums):
+    """The residual of DESIGN.md section 2 from the summed squares (e, B, R, U)."""
+    e, b, r, u = (math.sqrt(max(x, 0.0)) for x in sums)
+    den = max(b, r, u)
+    return e / den if den > 0.0 else e

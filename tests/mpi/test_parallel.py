@@ -59,11 +59,26 @@ def test_distributed_delassus_rows_apply_the_serial_operator():
     comm.free()
 
 
-def test_a_run_on_more_ranks_than_supported_fails_on_every_rank_with_the_reason():
-    m = ps.Model()
-    m.surface("a", "f", friction=0.1)
-    m.half_space((0, 0, 0), (0, 0, 1), "f")
-    m.sphere((0, 0, 1), 0.1, "a", density=1.0)
-    with pytest.raises(ParsolveError, match="runs on 1 rank"):
-        m.run(0.01, 1e-3, progress=0, quiet=True)
-    MPI.COMM_WORLD.Barrier()
+def test_model_checks_are_collective_whichever_rank_holds_the_culprit():
+    """Each rank builds only its slice of the bodies; a bad pair, a duplicate id or a load on
+    an unknown body is still found, and every rank raises the same error."""
+    def model(extra):
+        m = ps.Model()
+        m.surface("a", "a", friction=0.1)
+        m.surface("a", "f", friction=0.1)
+        m.half_space((0, 0, 0), (0, 0, 1), "f")
+        m.spheres([(0.3 * k, 0, 1) for k in range(12)], 0.1, "a", density=1.0)
+        extra(m)
+        return m
+
+    cases = [
+        (lambda m: m.sphere((5, 0, 1), 0.1, "b", density=1.0),
+         r"no surface material for the pair \('a', 'b'\)"),
+        (lambda m: m.sphere((5, 0, 1), 0.1, "a", density=1.0, id=3), "duplicate body id 3"),
+        (lambda m: m.load(99, force=(1, 0, 0)), "load on unknown body 99"),
+    ]
+    for extra, match in cases:
+        with pytest.raises(ParsolveError, match=match):
+            m = model(extra)
+            m.run(0.01, 1e-3, progress=0, quiet=True)
+        MPI.COMM_WORLD.Barrier()

@@ -1,0 +1,148 @@
+"""The domain decomposition of a run: partition, migration, ghosts, the exchanges of a sweep.
+
+Every rank owns the bodies whose centres lie in its slab of cells (partition.py) and holds
+read-only ghost copies of the bodies within one cell of its slab: enough for every contact
+whose point lies in its slab (the contacts it owns) to find both bodies. A body's holders (its
+owner and the ranks that keep a ghost) follow from its position and the slab cuts alone, so
+every rank computes the same holders for the same body. Copies are exact (bits are sent), and
+the Gauss-Seidel exchange sends new values, never increments, so all copies stay equal.
+
+The physics modules see none of this: they receive a BodySet (owned rows first) and call the
+`exchange` and `sums` functions the Domain hands them.
+"""
+import time
+
+import numpy as np
+
+from ..contact.contactset import ContactSet
+from ..model.bodies import FIELDS as BODY_FIELDS
+from ..model.bodies import BodySet
+from .partition import SlabPartition
+from .reduce import exact_sums
+
+
+class Domain:
+    def __init__(self, comm, cell, axis=0, tolerance=1.1):
+        self.comm = comm
+        self.part = SlabPartition(comm.size, cell, axis)
+        self.width = float(cell)          # ghost layer: one cell
+        self.tolerance = float(tolerance)
+        self.seconds = 0.0                # time spent in communication
+        self.repartitions = 0
+        self.force_repartition = False
+
+    # -- routing -------------------------------------------------------------------------------
+    def route(self, index, dest, payload):
+        """Send row index[k] of every array in `payload` to rank dest[k]; returns the rows this
+        rank receives, concatenated in order of source rank (then of `index`)."""
+        t0 = time.perf_counter()
+        size = self.comm.size
+        order = np.argsort(dest, kind="stable")
+        index, dest = index[order], dest[order]
+        cuts = np.searchsorted(dest, np.arange(size + 1))
+        send = [{k: v[index[cuts[r]:cuts[r + 1]]] for k, v in payload.items()}
+                for r in range(size)]
+        recv = self.comm.mpi.alltoall(send)
+        out = {k: np.concatenate([recv[r][k] for r in range(size)]) for k in payload}
+        self.seconds += time.perf_counter() - t0
+        return out
+
+    def _route_bodies(self, bodies, index, dest):
+        got = self.route(index, dest, {f: getattr(bodies, f) for f in BODY_FIELDS})
+        return BodySet(len(got["gid"]), **got)
+
+    # -- ownership -----------------------------------------------------------------------------
+    def setup(self, bodies):
+        """From any initial split of the bodies (each on one rank) to the owners' slabs."""
+        self.part.balance(self.comm.mpi, bodies.x)
+        return self.migrate(bodies, check_balance=False)
+
+    def migrate(self, owned, check_balance=True):
+        """Move each owned body to the rank of its cell (rebalancing the slabs first when the
+        load max/avg exceeds the tolerance, or when asked to); returns the owned set by id."""
+        if self.comm.size == 1:
+            return owned
+        if check_balance and (self.force_repartition or self.part.imbalance(
+                self.comm.mpi, owned.n_owned) > self.tolerance):
+            self.part.balance(self.comm.mpi, owned.x[:owned.n_owned])
+            self.repartitions += 1
+            self.force_repartition = False
+        n = owned.n_owned
+        idx = np.arange(n)
+        return self._route_bodies(owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
+
+    # -- ghosts --------------------------------------------------------------------------------
+    def with_ghosts(self, owned):
+        """Owned bodies followed by ghost copies of the other ranks' bodies near this slab."""
+        if self.comm.size == 1:
+            return owned
+        n = owned.n_owned
+        first, last = self.part.holders(owned.x[:n], self.width)
+        count = last - first + 1
+        idx = np.repeat(np.arange(n), count)
+        dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
+                                                                           - count, count))
+        keep = dest != self.comm.rank
+        ghosts = self._route_bodies(owned, idx[keep], dest[keep]).sorted_by_gid()
+        held = BodySet(n + len(ghosts), n_owned=n, **{
+            f: np.concatenate([getattr(owned, f)[:n], getattr(ghosts, f)])
+            for f in BODY_FIELDS})
+        # every holder of a body computes the same holder ranks from the same position
+        self._holders = self.part.holders(held.x, self.width)
+        return held
+
+    def share_contacts(self, contacts):
+        """The previous step's contacts (keys and reactions) of every rank whose slab is near
+        this one: a persisting contact warm-starts on whichever rank owns it now."""
+        if contacts is None or self.comm.size == 1:
+            return contacts
+        first, last = self.part.holders(contacts.point, self.width)
+        count = last - first + 1
+        idx = np.repeat(np.arange(len(contacts)), count)
+        dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
+                                                                           - count, count))
+        got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
+                                     "a": contacts.a})
+        return ContactSet(**got)
+
+    def owns(self, points):
+        return self.part.owner(points) == self.comm.rank
+
+    # -- the sweep's exchanges -----------------------------------------------------------------
+    def exchange_plan(self, held, inc_body, con, colours):
+        """exchange(c, du): after colour c, send the du rows of the bodies that this rank's
+        colour-c contacts touched to their other holders, and take theirs."""
+        if self.comm.size == 1:
+            return lambda c, du: None
+        first, last = self._holders              # as when the ghosts were made
+        lookup = np.argsort(held.gid, kind="stable")
+        sorted_gid = held.gid[lookup]
+        colour_of = np.empty(len(con), np.int64)
+        for c, order in enumerate(colours):
+            colour_of[order] = c
+        plans = []
+        inc_colour = colour_of[con] if len(con) else np.zeros(0, np.int64)
+        for c in range(len(colours)):
+            touched = np.unique(inc_body[inc_colour == c])
+            count = last[touched] - first[touched] + 1
+            idx = np.repeat(touched, count)
+            dest = np.repeat(first[touched], count) + (
+                np.arange(len(idx)) - np.repeat(np.cumsum(count) - count, count))
+            keep = dest != self.comm.rank
+            plans.append((idx[keep], dest[keep]))
+
+        def exchange(c, du):
+            idx, dest = plans[c]
+            got = self.route(idx, dest, {"gid": held.gid, "du": du})
+            if len(got["gid"]):
+                pos = np.searchsorted(sorted_gid, got["gid"])
+                assert (sorted_gid[np.minimum(pos, len(pos) and len(sorted_gid) - 1)]
+                        == got["gid"]).all(), "du exchange reached a rank without the body"
+                du[lookup[pos]] = got["du"]
+        return exchange
+
+    def sums(self, columns):
+        t0 = time.perf_counter()
+        out = exact_sums(columns, self.comm.mpi if self.comm.size > 1 else None)
+        self.seconds += time.perf_counter() - t0
+        return out
