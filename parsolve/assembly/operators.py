@@ -62,14 +62,12 @@ def delassus(con, body, H, K, body_gid, nc):
 
     The block pattern is the linked-interaction map: W_ab != 0 iff contacts a and b share a body.
     """
+    from .petsc_delassus import pairs_sharing
+
     # all ordered pairs of incidences that share a body
     by_body = np.argsort(body, kind="stable")
-    sb = body[by_body]
-    first = np.searchsorted(sb, sb, side="left")
-    count = np.searchsorted(sb, sb, side="right") - first
-    p1 = np.repeat(by_body, count)
-    offs = np.arange(len(p1)) - np.repeat(np.cumsum(count) - count, count)
-    p2 = by_body[np.repeat(first, count) + offs]
+    q1, q2 = pairs_sharing(body[by_body])
+    p1, p2 = by_body[q1], by_body[q2]
     rows, cols = con[p1], con[p2]
     order = np.lexsort((body_gid[body[p1]], cols, rows))
     rows, cols, p1, p2 = rows[order], cols[order], p1[order], p2[order]

@@ -5,7 +5,9 @@ Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
   /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, half, mass, inertia
   /model/materials       attrs: labels (index -> label)
   /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
-  /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...)
+  /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...);
+                         petsc_residual: the residual from W assembled in PETSc (NaN on
+                         steps without that check)
   /frames/time, /frames/step          one entry per frame
   /frames/NNNNNN/bodies/ gid, x, q, v, w   (rows in no particular order: sort by gid)
   /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
@@ -19,7 +21,7 @@ import numpy as np
 
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
-           "t_update", "t_output", "t_migrate", "t_communication")
+           "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual")
 _INT = {"step", "contacts", "iterations", "converged"}
 
 

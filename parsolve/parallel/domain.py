@@ -30,6 +30,7 @@ class Domain:
         self.seconds = 0.0                # time spent in communication
         self.repartitions = 0
         self.force_repartition = False
+        self.bytes_sent = 0               # payload bytes this rank sent to other ranks
 
     # -- routing -------------------------------------------------------------------------------
     def route(self, index, dest, payload):
@@ -42,6 +43,8 @@ class Domain:
         cuts = np.searchsorted(dest, np.arange(size + 1))
         send = [{k: v[index[cuts[r]:cuts[r + 1]]] for k, v in payload.items()}
                 for r in range(size)]
+        self.bytes_sent += sum(a.nbytes for r in range(size) if r != self.comm.rank
+                               for a in send[r].values())
         recv = self.comm.mpi.alltoall(send)
         out = {k: np.concatenate([recv[r][k] for r in range(size)]) for k in payload}
         self.seconds += time.perf_counter() - t0
@@ -89,6 +92,7 @@ class Domain:
             for f in BODY_FIELDS})
         # every holder of a body computes the same holder ranks from the same position
         self._holders = self.part.holders(held.x, self.width)
+        self._owners = self.part.owner(held.x)
         return held
 
     def share_contacts(self, contacts):
@@ -104,6 +108,12 @@ class Domain:
         got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
                                      "a": contacts.a})
         return ContactSet(**got)
+
+    def body_owner(self, held):
+        """The owner rank of each held body (as at the start of the step)."""
+        if self.comm.size == 1:
+            return np.zeros(len(held), np.int64)
+        return self._owners
 
     def owns(self, points):
         return self.part.owner(points) == self.comm.rank

@@ -167,19 +167,25 @@ def delassus_residual(indptr, indices, blocks, B, mu, R, U):
     return (math.sqrt(s) / den if den > 0.0 else math.sqrt(s)), nb, nr, nu
 
 
-def residual_from_velocity(R, U, B, mu):
-    """The residual of DESIGN.md section 2 from given U = W R + B, vectorised over contacts."""
-    if len(R) == 0:
-        return 0.0
+def project_rows(R, U, mu):
+    """P_K(r - (u_N + mu |u_T|, u_T)) row by row, vectorised (the natural map's projection)."""
     ut = np.hypot(U[:, 1], U[:, 2])
     z = R - np.stack([U[:, 0] + mu * ut, U[:, 1], U[:, 2]], axis=1)
     zn, nt = z[:, 0], np.hypot(z[:, 1], z[:, 2])
     rn = (zn + mu * nt) / (1.0 + mu * mu)
     s = np.where(nt > 0, mu * rn / np.where(nt > 0, nt, 1.0), 0.0)
     P = np.stack([rn, s * z[:, 1], s * z[:, 2]], axis=1)
-    P[nt <= mu * zn] = z[nt <= mu * zn]
+    inside = nt <= mu * zn
+    P[inside] = z[inside]
     P[mu * nt <= -zn] = 0.0
-    err = math.sqrt(float(np.sum((R - P) ** 2)))
+    return P
+
+
+def residual_from_velocity(R, U, B, mu):
+    """The residual of DESIGN.md section 2 from given U = W R + B, vectorised over contacts."""
+    if len(R) == 0:
+        return 0.0
+    err = math.sqrt(float(np.sum((R - project_rows(R, U, mu)) ** 2)))
     den = max(float(np.linalg.norm(B)), float(np.linalg.norm(R)), float(np.linalg.norm(U)))
     return err / den if den > 0 else err
 

@@ -1,0 +1,78 @@
+"""Strong and weak scaling of a step on pe's dense bed, with a fixed number of sweeps.
+
+    mpirun -n P python bench/bench_scaling.py --spheres 100000 --steps 3 --sweeps 100
+
+Runs `--settle` unmeasured steps, then `--steps` measured steps of `--sweeps` Gauss-Seidel
+sweeps each; rank 0 appends one record to bench/results/scaling.json with the time per step,
+the phase split (max over ranks), per-rank min/avg/max of bodies, ghosts and contacts, the
+bytes sent per sweep, particle updates per second and contact relaxations per second.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+import scenes  # noqa: E402
+
+import parsolve as ps  # noqa: E402
+from parsolve.simulation import Simulation  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--spheres", type=int, default=100000)
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--settle", type=int, default=1)
+    ap.add_argument("--sweeps", type=int, default=100)
+    ap.add_argument("--kind", default="strong", help="label of the record (strong or weak)")
+    args = ap.parse_args()
+    world = MPI.COMM_WORLD
+    model = scenes.hcp_bed(args.spheres)
+    sim = Simulation(model, step=1e-5, solver=ps.GaussSeidel(sweeps=args.sweeps),
+                     progress=0, quiet=True, verify_every=0)
+    for _ in range(args.settle):
+        sim.step()
+    dom = sim.domain
+    sent0 = _bytes(dom)
+    phase0 = dict(sim.phase)
+    world.Barrier()
+    t0 = time.perf_counter()
+    rows = [sim.step() for _ in range(args.steps)]
+    world.Barrier()
+    wall = time.perf_counter() - t0
+    phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
+              for k, v in sim.phase.items()}
+    local = np.array([sim.owned.n_owned, sim._ghosts, len(sim.contacts)], float)
+    lo, hi, tot = (np.empty(3) for _ in range(3))
+    world.Allreduce(local, lo, op=MPI.MIN)
+    world.Allreduce(local, hi, op=MPI.MAX)
+    world.Allreduce(local, tot, op=MPI.SUM)
+    sent = world.allreduce(_bytes(dom) - sent0, op=MPI.SUM) / args.steps / args.sweeps
+    if world.rank == 0:
+        n, P = args.spheres, world.size
+        contacts = rows[-1]["contacts"]
+        rec = common.metadata(
+            ranks=P, problem="hcp-bed", kind=args.kind, bodies=n, contacts=int(contacts),
+            bodies_per_rank=n / P, steps=args.steps, sweeps_per_step=args.sweeps,
+            seconds_per_step=wall / args.steps,
+            seconds_per_step_per_1000_particles_per_process=wall / args.steps / (n / P / 1000),
+            particle_updates_per_second=n * args.steps / wall,
+            relaxations_per_second=contacts * args.sweeps * args.steps / wall,
+            phase_seconds_per_step=phases,
+            per_rank={k: {"min": lo[i], "avg": tot[i] / P, "max": hi[i]}
+                      for i, k in enumerate(("bodies", "ghosts", "contacts"))},
+            bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions)
+        common.write("scaling", rec)
+
+
+def _bytes(dom):
+    return getattr(dom, "bytes_sent", 0)
+
+
+if __name__ == "__main__":
+    main()
