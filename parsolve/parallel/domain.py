@@ -33,25 +33,56 @@ class Domain:
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks
 
     # -- routing -------------------------------------------------------------------------------
-    def route(self, index, dest, payload):
+    def route(self, index, dest, payload, neighbours=False):
         """Send row index[k] of every array in `payload` to rank dest[k]; returns the rows this
-        rank receives, concatenated in order of source rank (then of `index`)."""
+        rank receives, concatenated in order of source rank (then of `index`).
+
+        neighbours=True: every dest is a slab neighbour (ghosts, contacts, the sweep's du), and
+        the exchange is an MPI neighbour collective on the slab graph, O(neighbours) not O(P).
+        Otherwise (migration, set-up) an all-to-all."""
         t0 = time.perf_counter()
-        size = self.comm.size
+        ranks = self._neighbours() if neighbours else np.arange(self.comm.size)
         order = np.argsort(dest, kind="stable")
         index, dest = index[order], dest[order]
-        cuts = np.searchsorted(dest, np.arange(size + 1))
-        send = [{k: v[index[cuts[r]:cuts[r + 1]]] for k, v in payload.items()}
-                for r in range(size)]
-        self.bytes_sent += sum(a.nbytes for r in range(size) if r != self.comm.rank
-                               for a in send[r].values())
-        recv = self.comm.mpi.alltoall(send)
-        out = {k: np.concatenate([recv[r][k] for r in range(size)]) for k in payload}
+        cuts = np.searchsorted(dest, np.append(ranks, ranks[-1] + 1 if len(ranks) else 0))
+        if len(dest) and neighbours:
+            assert cuts[-1] - cuts[0] == len(dest) and np.isin(dest, ranks).all(), \
+                "neighbour exchange to a rank outside the slab graph"
+        send = [{k: v[index[cuts[i]:cuts[i + 1]]] for k, v in payload.items()}
+                for i in range(len(ranks))]
+        self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
+                               for a in send[i].values())
+        recv = self._graph.neighbor_alltoall(send) if neighbours else \
+            self.comm.mpi.alltoall(send)
+        out = {k: np.concatenate([p[k] for p in recv] or [v[:0]]) for k, v in payload.items()}
         self.seconds += time.perf_counter() - t0
         return out
 
-    def _route_bodies(self, bodies, index, dest):
-        got = self.route(index, dest, {f: getattr(bodies, f) for f in BODY_FIELDS})
+    def _neighbours(self):
+        """Ranks whose slab lies within the ghost width of this rank's slab (itself included),
+        and the MPI distributed-graph communicator over them; rebuilt when the cuts move."""
+        key = self.part.bounds.tobytes()
+        if getattr(self, "_graph_key", None) != key:
+            b, P = self.part.bounds, self.comm.size
+            big = np.iinfo(np.int64).max // 4
+            lo = np.concatenate([[-big], b]) - 1           # one column below each slab
+            hi = np.concatenate([b, [big]])                # one column above it
+            first = np.searchsorted(b, lo, side="right")
+            last = np.searchsorted(b, hi, side="right")
+            near = np.zeros((P, P), bool)
+            for r in range(P):
+                near[r, first[r]:last[r] + 1] = True
+            near |= near.T                                 # a symmetric graph
+            self._ranks = np.flatnonzero(near[self.comm.rank])
+            if getattr(self, "_graph", None) is not None:
+                self._graph.Free()
+            nb = [int(x) for x in self._ranks]
+            self._graph = self.comm.mpi.Create_dist_graph_adjacent(nb, nb, reorder=False)
+            self._graph_key = key
+        return self._ranks
+
+    def _route_bodies(self, bodies, index, dest, neighbours=False):
+        got = self.route(index, dest, {f: getattr(bodies, f) for f in BODY_FIELDS}, neighbours)
         return BodySet(len(got["gid"]), **got)
 
     # -- ownership -----------------------------------------------------------------------------
@@ -86,7 +117,7 @@ class Domain:
         dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
                                                                            - count, count))
         keep = dest != self.comm.rank
-        ghosts = self._route_bodies(owned, idx[keep], dest[keep]).sorted_by_gid()
+        ghosts = self._route_bodies(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = BodySet(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([getattr(owned, f)[:n], getattr(ghosts, f)])
             for f in BODY_FIELDS})
@@ -106,7 +137,7 @@ class Domain:
         dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
                                                                            - count, count))
         got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
-                                     "a": contacts.a})
+                                     "a": contacts.a}, neighbours=True)
         return ContactSet(**got)
 
     def body_owner(self, held):
@@ -143,7 +174,7 @@ class Domain:
 
         def exchange(c, du):
             idx, dest = plans[c]
-            got = self.route(idx, dest, {"gid": held.gid, "du": du})
+            got = self.route(idx, dest, {"gid": held.gid, "du": du}, neighbours=True)
             if len(got["gid"]):
                 pos = np.searchsorted(sorted_gid, got["gid"])
                 assert (sorted_gid[np.minimum(pos, len(pos) and len(sorted_gid) - 1)]
