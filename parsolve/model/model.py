@@ -31,6 +31,7 @@ class Model:
         self.materials = SurfaceMaterials()
         self.obstacles = Obstacles()
         self._chunks = []            # dicts of per-body arrays, in the order given
+        self._generators = []        # (first id, count, make, material, density, mass)
         self._loads = []             # (gid, force, torque)
         self._count = 0
 
@@ -70,17 +71,37 @@ class Model:
     def spheres(self, centers, radii, material, density=None, mass=None, velocities=None,
                 angular_velocities=None, ids=None):
         """Many spheres at once (arrays; radii, density or mass may be scalars). Returns ids."""
-        x = finite("spheres: centers", centers)
-        if x.ndim != 2 or x.shape[1] != 3:
-            raise InputError(f"spheres: centers must be an (n, 3) array, got shape {x.shape}")
-        n = len(x)
+        n = len(np.atleast_2d(centers))
         ids = self._ids(ids, n)
+        self._chunks.append(self._sphere_chunk(ids, centers, radii, self.materials.index(
+            material), density, mass, velocities, angular_velocities))
+        return ids
+
+    def sphere_generator(self, count, make, material, density=None, mass=None):
+        """`count` spheres made on demand, with ids first..first+count-1 (returned as a range).
+
+        make(ids) returns a dict with "centers" (k, 3), "radii" (k or scalar) and optionally
+        "velocities", "angular_velocities" for the given int64 ids. Each rank calls it for its
+        own share only, so no rank ever holds every body: the way to set up millions of them."""
+        count = int(count)
+        if count < 1:
+            raise InputError(f"sphere_generator: count must be >= 1, got {count}")
+        ids = self._ids(None, count)
+        self._generators.append((ids[0], count, make, self.materials.index(material), density,
+                                 mass))
+        return range(int(ids[0]), int(ids[0]) + count)
+
+    def _sphere_chunk(self, ids, centers, radii, material, density, mass, velocities,
+                      angular_velocities):
+        x = finite("spheres: centers", centers)
+        n = len(ids)
+        if x.ndim != 2 or x.shape != (n, 3):
+            raise InputError(f"spheres: centers must be an ({n}, 3) array, got shape {x.shape}")
         r = self._per_body("radius", radii, n, ids)
         m = self._mass(density, mass, (4.0 / 3.0) * np.pi * r ** 3, n, ids)
         inertia = np.repeat((0.4 * m * r * r)[:, None], 3, axis=1)
-        self._add(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
-                  np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
-        return ids
+        return self._chunk(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
+                           np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
 
     def box(self, center, half_extents, material, density=None, mass=None,
             orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None):
@@ -95,9 +116,10 @@ class Model:
         a2 = half ** 2
         inertia = (m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
                                                   a2[:, 0] + a2[:, 1]], axis=1)
-        self._add(ids, B.BOX, material, np.linalg.norm(half, axis=1), half, m, inertia,
-                  finite(f"body {ids[0]}: center", center, (3,))[None, :], (q / nq)[None, :],
-                  [velocity], [angular_velocity])
+        self._chunks.append(self._chunk(
+            ids, B.BOX, self.materials.index(material), np.linalg.norm(half, axis=1), half, m,
+            inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],
+            (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
 
     def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
@@ -114,13 +136,24 @@ class Model:
         bodies (the domain decomposition then sends each body to its owner), and the checks
         (duplicate ids, loads on unknown bodies, material pairs) are made across ranks, with
         the same outcome on every rank."""
-        if not self._chunks:
+        if not self._chunks and not self._generators:
             raise InputError("the model has no bodies")
-        cat = {f: np.concatenate([c[f] for c in self._chunks]) for f in self._chunks[0]}
-        n = len(cat["gid"])
         size, rank = (1, 0) if comm is None else (comm.size, comm.rank)
-        lo, hi = n * rank // size, n * (rank + 1) // size
-        bodies = B.BodySet(hi - lo, **{f: v[lo:hi] for f, v in cat.items()}).sorted_by_gid()
+        share = lambda n: slice(n * rank // size, n * (rank + 1) // size)  # noqa: E731
+        pieces = [{f: v[share(len(c["gid"]))] for f, v in c.items()} for c in self._chunks]
+        for first, count, make, material, density, mass in self._generators:
+            s = share(count)
+            ids = np.arange(first + s.start, first + s.stop, dtype=np.int64)
+            if len(ids):
+                d = make(ids)
+                pieces.append(self._sphere_chunk(ids, d["centers"], d["radii"], material,
+                                                 density, mass, d.get("velocities"),
+                                                 d.get("angular_velocities")))
+        pieces = [p for p in pieces if len(p["gid"])]
+        fields = list(B.FIELDS)
+        cat = {f: np.concatenate([p[f] for p in pieces]) if pieces else
+               np.zeros((0,) + B.FIELDS[f][0], B.FIELDS[f][1]) for f in fields}
+        bodies = B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
         self._check_duplicates(bodies.gid, comm)
         found = np.zeros(len(self._loads), bool)
         for k, (gid, f, t) in enumerate(self._loads):
@@ -174,6 +207,9 @@ class Model:
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(c[f]).tobytes())
+        for first, count, make, material, density, mass in self._generators:
+            h.update(repr((int(first), count, getattr(make, "__qualname__", ""), int(material),
+                           density, mass)).encode())
         return h.hexdigest()
 
     def run(self, duration, step, **options):
@@ -218,14 +254,15 @@ class Model:
             return self._per_body("mass", mass, n, ids)
         return self._per_body("density", density, n, ids) * volume
 
-    def _add(self, ids, shape, material, radius, half, mass, inertia, x, q, v, w):
+    @staticmethod
+    def _chunk(ids, shape, material, radius, half, mass, inertia, x, q, v, w):
         n = len(ids)
         v = np.zeros((n, 3)) if v is None else finite(f"body {ids[0]}: velocity", v, (n, 3))
         w = np.zeros((n, 3)) if w is None else finite(f"body {ids[0]}: angular velocity", w,
                                                        (n, 3))
-        self._chunks.append({
+        return {
             "gid": ids, "shape": np.full(n, shape, np.int8),
-            "material": np.full(n, self.materials.index(material), np.int32),
+            "material": np.full(n, material, np.int32),
             "radius": radius, "half": half, "mass": mass, "inertia": inertia, "x": x, "q": q,
-            "v": v, "w": w, "force": np.zeros((n, 3)), "torque": np.zeros((n, 3))})
+            "v": v, "w": w, "force": np.zeros((n, 3)), "torque": np.zeros((n, 3))}
 

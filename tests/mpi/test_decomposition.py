@@ -124,3 +124,38 @@ def test_delassus_assembled_across_ranks_in_petsc_agrees_with_the_sweeps():
     for r in checked:
         assert abs(r["petsc_residual"] - r["residual"]) <= 1e-9 * max(r["residual"], 1e-12) \
             + 1e-13, (r["step"], r["petsc_residual"], r["residual"])
+
+
+def generated(calls, n=1200):
+    """A bed made by a generator: each rank asks only for its share of the bodies."""
+    m = ps.Model()
+    m.surface("g", "g", friction=0.5)
+    m.surface("g", "w", friction=0.5)
+    m.box_walls((0, 0, 0), (1.0, 0.2, 1.0), "w")
+    side = 50
+
+    def make(ids):
+        calls.append(len(ids))
+        k = ids.astype(float)
+        return {"centers": np.stack([0.01 + 0.02 * (k % side), 0.01 + 0.02 * ((k // side) % 5),
+                                     0.01 + 0.02 * (k // (5 * side))], axis=1),
+                "radii": 0.0099, "velocities": np.stack([np.sin(k), np.cos(k), 0 * k], 1)}
+    m.sphere_generator(n, make, "g", density=2000)
+    return m
+
+
+def test_a_generated_model_is_never_whole_on_one_rank_and_runs_as_in_serial():
+    calls = []
+    par = Simulation(generated(calls), step=1e-3, solver=ps.GaussSeidel(tol=1e-6),
+                     progress=0, quiet=True, comm=Comm(WORLD))
+    assert sum(calls) <= -(-1200 // WORLD.size) and WORLD.allreduce(sum(calls)) == 1200
+    assert par.owned.n_owned < 1200
+    ser = Simulation(generated([]), step=1e-3, solver=ps.GaussSeidel(tol=1e-6), progress=0,
+                     quiet=True, comm=Comm(MPI.COMM_SELF))
+    for _ in range(10):
+        par.step()
+        ser.step()
+    gid, state, keys, R = gathered(par)
+    s = ser.owned
+    np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
+    np.testing.assert_array_equal(R, ser.contacts.R)
