@@ -25,7 +25,7 @@ from .errors import InputError
 from .io.results import ResultsWriter
 from .model.checks import finite, positive
 from .parallel import Comm
-from .parallel.colouring import colour_orders, colours_of
+from .parallel.colouring import colours_of, sweep_order
 from .parallel.domain import Domain
 from .solvers import GaussSeidel
 from .solvers.reference import project_rows, residual_from_parts
@@ -105,7 +105,9 @@ class Simulation:
         t1 = clock()
         contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
-        colours = colour_orders(colours_of(contacts.point, self.cell), contacts.k1, contacts.k2)
+        order, colours = sweep_order(colours_of(contacts.point, self.cell), contacts.k1,
+                                     contacts.k2)
+        contacts = contacts.take(order)                  # stored in sweep order
         contacts.warm_start(previous)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)

@@ -7,7 +7,8 @@ frame (normal first); U_N > 0 separates; R is the impulse on A (B receives -R).
 Each contact has a key (k1, k2) that depends only on global ids: k1 = gid of A,
 k2 = (code of B) * 64 + feature, where the code of B is its gid + 2**20 for a body and its
 obstacle index for an obstacle, and feature tells apart several points of one pair (box
-vertices). Contacts are sorted by key, so their order does not depend on the partition, and a
+vertices). Detection returns contacts sorted by key; the simulation then stores them in sweep
+order (colour, then key; parallel/colouring.py). Neither depends on the partition, and a
 contact that persists keeps its key (its reaction warm-starts the next solve).
 """
 import numpy as np

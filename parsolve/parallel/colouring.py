@@ -22,8 +22,11 @@ def colours_of(points, cell):
     return (c[:, 0] + 2 * c[:, 1] + 4 * c[:, 2]).astype(np.int64)
 
 
-def colour_orders(colour, k1, k2):
-    """Contact indices per colour, each in key order (the sweep order)."""
+def sweep_order(colour, k1, k2):
+    """(permutation, colours): the contacts sorted by (colour, key), which is the sweep order,
+    and for each colour the index range it occupies after the permutation. Storing contacts
+    in this order lets every sweep stream through memory."""
     order = np.lexsort((k2, k1, colour))
     bounds = np.searchsorted(colour[order], np.arange(NCOLOURS + 1))
-    return [np.ascontiguousarray(order[bounds[c]:bounds[c + 1]]) for c in range(NCOLOURS)]
+    return order, [np.arange(bounds[c], bounds[c + 1], dtype=np.int64)
+                   for c in range(NCOLOURS)]
