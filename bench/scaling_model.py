@@ -1,0 +1,92 @@
+"""A performance model of a Gauss-Seidel step, fitted to the measured records of
+bench/results/scaling.json, and its prediction at 64 and 1024 ranks (printed as a table).
+
+    python bench/scaling_model.py
+
+Per step with S sweeps on P ranks, n bodies and m contacts per rank:
+  T = a * m * S                     sweeps (relaxations)
+    + b * m                         detection, assembly, integration (per contact)
+    + S * 8 * (alpha + q(n) / beta) the colour exchanges of the sweeps (8 per sweep)
+    + g(n)                          ghosts, contact sharing, migration (once a step)
+q(n) = bytes a rank sends per colour: the bodies in its ghost layer, kappa N^(2/3) per face
+(kappa fitted on the 2-rank run). For slabs (the current partition) a rank has 2 faces of the
+whole cross-section, which does not shrink with P; for 3-D blocks (recursive bisection, not
+yet written) 6 faces of its own block, ~ 6 kappa n^(2/3). Constants a, b, alpha come from the
+1- and 2-rank records; beta is a network bandwidth (a cluster's, not this machine's).
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load():
+    recs = [json.loads(line) for line in open(os.path.join(HERE, "results", "scaling.json"))]
+    strong = {r["ranks"]: r for r in recs if r["kind"] == "strong" and r["bodies"] == 100000}
+    return strong[1], strong[2]
+
+
+def fit(r1, r2):
+    S = r1["sweeps_per_step"]
+    m1 = r1["contacts"]
+    ph1 = r1["phase_seconds_per_step"]
+    a = ph1["solve"] / (m1 * S)
+    b = (ph1["detect"] + ph1["assemble"] + ph1["integrate"] + ph1["update"]) / m1
+    m2 = r2["per_rank"]["contacts"]["max"]
+    ph2 = r2["phase_seconds_per_step"]
+    exch = max(ph2["solve"] - a * m2 * S, 0.0)          # the 8 S colour exchanges
+    q2 = r2["bytes_exchanged_per_sweep"] / r2["ranks"] / 8
+    alpha = exch / (8 * S)                               # per exchange, payload included
+    ghosts = r2["per_rank"]["ghosts"]["avg"]
+    per_body = q2 / max(ghosts, 1)
+    # ghost layer of one face (2 slabs: each rank has one neighbour face) ~ kappa N^(2/3)
+    kappa = ghosts / r2["bodies"] ** (2 / 3)
+    return {"a": a, "b": b, "alpha_here": alpha, "bytes_per_ghost": per_body, "S": S,
+            "contacts_per_body": m1 / r1["bodies"], "kappa": kappa}
+
+
+def predict(f, N, P, alpha, beta, layout):
+    n = N / P
+    m = f["contacts_per_body"] * n
+    faces = 2 if layout == "slab" else 6
+    ghosts = faces * f["kappa"] * (N if layout == "slab" else n) ** (2 / 3) if P > 1 else 0
+    q = f["bytes_per_ghost"] * ghosts
+    S = f["S"]
+    work = f["a"] * m * S + f["b"] * m
+    comm = S * 8 * (alpha + q / beta)
+    return work, comm
+
+
+def main():
+    r1, r2 = load()
+    f = fit(r1, r2)
+    t1 = r1["seconds_per_step"]
+    print(f"measured: 1 rank {t1:.2f} s/step, 2 ranks {r2['seconds_per_step']:.2f} s/step, "
+          f"speed-up {t1 / r2['seconds_per_step']:.2f}")
+    print(f"fit: a = {1e9 * f['a']:.0f} ns/relaxation, b = {1e6 * f['b']:.2f} us/contact/step, "
+          f"alpha(here, Python exchange) = {1e3 * f['alpha_here']:.2f} ms, "
+          f"{f['bytes_per_ghost']:.0f} B per ghost body per colour, ghost layer "
+          f"{f['kappa']:.2f} N^(2/3) per face")
+    print()
+    print("| case | P | bodies/rank | work s/step | exchange s/step | efficiency | limit |")
+    print("|---|---|---|---|---|---|---|")
+    for label, N, weak in (("strong 1e6", 1e6, False), ("weak 5e4/rank", None, True)):
+        for layout, alpha, beta in (("slab", f["alpha_here"], 5e9), ("3-D", 20e-6, 5e9)):
+            for P in (64, 1024):
+                NN = 5e4 * P if weak else N
+                w1, c1 = predict(f, NN / P if weak else NN, 1, alpha, beta, layout)
+                w, c = predict(f, NN, P, alpha, beta, layout)
+                base = (w1 if weak else w1 / P)
+                eff = base / (w + c)
+                lim = "exchange latency" if c > w and S_alpha(alpha, f) > 0.5 * c else (
+                    "exchange volume" if c > w else "sweeps (compute)")
+                print(f"| {label}, {layout}, alpha={1e6 * alpha:.0f} us | {P} | "
+                      f"{NN / P:.0f} | {w:.3f} | {c:.3f} | {100 * eff:.0f} % | {lim} |")
+
+
+def S_alpha(alpha, f):
+    return f["S"] * 8 * alpha
+
+
+if __name__ == "__main__":
+    main()
