@@ -20,7 +20,7 @@ import scenes  # noqa: E402
 import parsolve as ps  # noqa: E402
 from parsolve.simulation import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
-from parsolve.solvers.reference import CODE_NAMES, NCODES  # noqa: E402
+from parsolve.solvers.reference import CODE_NAMES, NCODES, residual_from_parts  # noqa: E402
 
 
 def main():
@@ -41,7 +41,7 @@ def main():
     settle = time.perf_counter() - t0
     ld = ld_box["ld"]
     R = sim.contacts.R.copy()                   # the last step's converged reactions
-    order = np.arange(ld.n, dtype=np.int64)
+    order = np.arange(ld.n, dtype=np.int64)       # contacts are stored in sweep order
     # time the sweeps from a cold start (R = 0) so every sweep does real work
     R0 = np.zeros_like(R)
     du = np.zeros((len(sim.bodies), 6))
@@ -51,8 +51,9 @@ def main():
         kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
                                         ld.mu, R0, du, order, args.omega, counts)
     dt = time.perf_counter() - t0
-    U = np.empty_like(R0)
-    res = kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R0, du, U)[0]
+    U, parts = np.empty_like(R0), np.empty((ld.n, 4))
+    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R0, du, U, parts)
+    res = residual_from_parts(parts.sum(axis=0))
     # the same sweeps over W's block rows (linked-interaction form), for comparison
     R1 = np.zeros_like(R)
     ld.rows                                     # assemble the block rows outside the timing

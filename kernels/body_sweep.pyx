@@ -11,9 +11,24 @@ with body inc_body[e], H[e] (3 x 6) and K[e] = M^-1 H[e]^T (6 x 3).
 The pure-Python twins are in parsolve/solvers/reference.py.
 """
 from cone cimport natural_map_sq
-from local cimport local_enumerate, LOCAL_NCODES
+from local cimport local_enumerate, relax, LOCAL_NCODES
 
 ctypedef long long index_t
+
+
+cdef inline void add_coupled(Py_ssize_t a, const index_t[::1] inc_ptr,
+                             const index_t[::1] inc_body, const double[:, :, ::1] H,
+                             const double[:, ::1] du, double* u) noexcept nogil:
+    """u += H_a du: the velocity the current reactions give contact a, through its bodies."""
+    cdef Py_ssize_t e, j, c, k
+    cdef double x
+    for e in range(inc_ptr[a], inc_ptr[a + 1]):
+        j = inc_body[e]
+        for c in range(3):
+            x = 0.0
+            for k in range(6):
+                x = x + H[e, c, k] * du[j, k]
+            u[c] += x
 
 
 def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
@@ -38,27 +53,11 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
             for c in range(3):
                 b[c] = B[a, c] - (W[3 * c] * R[a, 0] + W[3 * c + 1] * R[a, 1]
                                   + W[3 * c + 2] * R[a, 2])
-            for e in range(inc_ptr[a], inc_ptr[a + 1]):
-                j = inc_body[e]
-                for c in range(3):
-                    x = 0.0
-                    for k in range(6):
-                        x = x + H[e, c, k] * du[j, k]
-                    b[c] += x
+            add_coupled(a, inc_ptr, inc_body, H, du, b)
             r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
             code = local_enumerate(W, b, mu[a], r)
             counts[code] += 1
-            for c in range(3):
-                if omega != 1.0:
-                    r[c] = (1.0 - omega) * R[a, c] + omega * r[c]
-                d[c] = r[c] - R[a, c]
-                x = d[c] if d[c] >= 0.0 else -d[c]
-                if x > dmax:
-                    dmax = x
-                x = r[c] if r[c] >= 0.0 else -r[c]
-                if x > rmax:
-                    rmax = x
-                R[a, c] = r[c]
+            relax(r, &R[a, 0], omega, d, &dmax, &rmax)
             if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
                 for e in range(inc_ptr[a], inc_ptr[a + 1]):
                     j = inc_body[e]
@@ -94,13 +93,7 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
         for a in range(n):
             for c in range(3):
                 U[a, c] = B[a, c]
-            for e in range(inc_ptr[a], inc_ptr[a + 1]):
-                j = inc_body[e]
-                for c in range(3):
-                    x = 0.0
-                    for k in range(6):
-                        x = x + H[e, c, k] * du[j, k]
-                    U[a, c] += x
+            add_coupled(a, inc_ptr, inc_body, H, du, &U[a, 0])
             parts[a, 0] = natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
             parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
             parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]

@@ -150,3 +150,21 @@ cdef inline int local_enumerate(const double* W, const double* b, double mu,
     if slide_scan(W, b, mu, c0, s0, r):
         return LOCAL_SLIDE
     return project_iterate(W, b, mu, r, 1e-14, 2000)
+
+
+cdef inline void relax(double* r, double* Ra, double omega, double* d, double* dmax,
+                       double* rmax) noexcept nogil:
+    """Ra <- (1 - omega) Ra + omega r, with d the change; track max |d| and max |r|."""
+    cdef int c
+    cdef double x
+    for c in range(3):
+        if omega != 1.0:
+            r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
+        d[c] = r[c] - Ra[c]
+        x = fabs(d[c])
+        if x > dmax[0]:
+            dmax[0] = x
+        x = fabs(r[c])
+        if x > rmax[0]:
+            rmax[0] = x
+        Ra[c] = r[c]

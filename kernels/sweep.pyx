@@ -6,7 +6,7 @@ The pure-Python twins are in parsolve/solvers/reference.py.
 """
 from libc.math cimport sqrt
 from cone cimport natural_map_sq
-from local cimport local_enumerate, LOCAL_NCODES
+from local cimport local_enumerate, relax, LOCAL_NCODES
 
 ctypedef long long index_t
 
@@ -23,7 +23,8 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     cdef Py_ssize_t n = order.shape[0], i, a, k, c
     cdef double b[3]
     cdef double r[3]
-    cdef double dmax = 0.0, rmax = 0.0, d
+    cdef double d[3]
+    cdef double dmax = 0.0, rmax = 0.0
     cdef const double* Wb
     cdef int code
     assert counts.shape[0] >= LOCAL_NCODES
@@ -42,19 +43,7 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
             r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
             code = local_enumerate(&blocks[diag[a], 0, 0], b, mu[a], r)
             counts[code] += 1
-            if omega != 1.0:
-                for k in range(3):
-                    r[k] = (1.0 - omega) * R[a, k] + omega * r[k]
-            for k in range(3):
-                d = r[k] - R[a, k]
-                if d < 0.0:
-                    d = -d
-                if d > dmax:
-                    dmax = d
-                d = r[k] if r[k] >= 0.0 else -r[k]
-                if d > rmax:
-                    rmax = d
-                R[a, k] = r[k]
+            relax(r, &R[a, 0], omega, d, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
