@@ -1,8 +1,12 @@
-"""Command line: `parsolve run model.py`, `parsolve info FILE`.
+"""Command line: `parsolve run model.py`, `parsolve info FILE`, `parsolve plot FILE`.
 
 `parsolve run` executes the model script (as `python model.py` would, with `__name__ ==
-"__main__"`), also under `mpirun -n P`. A ParsolveError ends every rank with its message and
-exit code 2; any other failure on one rank aborts all ranks (exit code 1), never a hang.
+"__main__"`), also under `mpirun -n P`. Exit codes:
+  0  the run finished (or a STOP file ended it after writing a checkpoint);
+  1  an unexpected failure (on one rank: all ranks are aborted, never a hang);
+  2  bad input or a bad file (a ParsolveError), printed on every rank;
+  3  SIGTERM or SIGUSR1 (e.g. SLURM's --signal) ended the run after writing a checkpoint:
+     run again with --restart auto (or the checkpoint) to continue.
 """
 import argparse
 import os
@@ -18,9 +22,20 @@ def main(argv=None):
     run = sub.add_parser("run", help="run a model script")
     run.add_argument("script")
     run.add_argument("--output", help="results file (overrides the script's default)")
+    run.add_argument("--restart", metavar="CKPT",
+                     help="continue from this checkpoint, or 'auto': the newest one in the "
+                          "checkpoint directory if there is one (else start afresh)")
+    run.add_argument("--checkpoint-every", type=int, metavar="N", help="steps between checkpoints")
+    run.add_argument("--checkpoint-seconds", type=float, metavar="T",
+                     help="wall-clock seconds between checkpoints")
+    run.add_argument("--checkpoint-keep", type=int, metavar="K", help="how many to keep (3)")
+    run.add_argument("--checkpoint-dir", metavar="DIR", help="where (./checkpoints)")
     run.epilog = "Arguments after `--` (or unknown to parsolve) are passed to the script."
-    info = sub.add_parser("info", help="say what a results file holds")
+    info = sub.add_parser("info", help="say what a results or checkpoint file holds")
     info.add_argument("file")
+    plot = sub.add_parser("plot", help="PNG plots of a results file's history")
+    plot.add_argument("file")
+    plot.add_argument("--out", help="output folder (default: next to FILE)")
     argv = sys.argv[1:] if argv is None else list(argv)
     ns, rest = parser.parse_known_args(argv)
     if ns.command == "run":
@@ -28,6 +43,10 @@ def main(argv=None):
         return _run(ns)
     if ns.command == "info":
         return _guard(lambda: print(describe(ns.file)))
+    if ns.command == "plot":
+        from .io.plot import plot_history
+
+        return _guard(lambda: print("\n".join(plot_history(ns.file, ns.out))))
     return 1
 
 
@@ -35,8 +54,11 @@ def _run(ns):
     if not os.path.isfile(ns.script):
         print(f"parsolve: error: no model script {ns.script!r}", file=sys.stderr)
         return EXIT_INPUT
-    if ns.output:
-        os.environ["PARSOLVE_OUTPUT"] = ns.output
+    for opt in ("output", "restart", "checkpoint_every", "checkpoint_seconds", "checkpoint_keep",
+                "checkpoint_dir"):
+        value = getattr(ns, opt)
+        if value is not None:
+            os.environ[f"PARSOLVE_{opt.upper()}"] = str(value)
     sys.argv = [ns.script] + list(ns.args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
     return _guard(lambda: runpy.run_path(ns.script, run_name="__main__"))
@@ -88,6 +110,14 @@ def describe(path):
         raise FileFormatError(f"{path}: not a readable HDF5 file ({exc})") from None
     with f:
         kind = f.attrs.get("format", "")
+        if kind == "parsolve-checkpoint":
+            a = f.attrs
+            return (f"{path}: parsolve checkpoint, version {a['version']}, step {a['step']}, "
+                    f"t = {a['time']:.6g} s (step size {a['step_size']:g} s), written on "
+                    f"{a['ranks']} rank(s)\n  bodies {a['bodies']}, contacts {a['contacts']} "
+                    f"(with reactions), model fingerprint {str(a['model_fingerprint'])[:16]}..."
+                    f"\n  restart: parsolve run MODEL.py --restart {path}   (any number of "
+                    "ranks)")
         if kind != "parsolve-results":
             raise FileFormatError(f"{path}: not a parsolve file (format attribute {kind!r})")
         h = f["history"]

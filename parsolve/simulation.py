@@ -12,8 +12,10 @@ point lies in this rank's slab, and hands the solver its exchange and sum functi
 Gauss-Seidel order is the cell-parity colouring (parallel.colouring), the same for any number
 of ranks, so the trajectory does not depend on it.
 """
+import contextlib
 import os
-import sys
+import signal
+import threading
 import time
 
 import numpy as np
@@ -22,6 +24,7 @@ from . import dynamics
 from .assembly import LocalDynamics
 from .contact import detect
 from .errors import InputError
+from .io.checkpoint import CheckpointPolicy
 from .io.results import ResultsWriter
 from .model.checks import finite, positive
 from .parallel import Comm
@@ -29,6 +32,29 @@ from .parallel.colouring import colours_of, sweep_order
 from .parallel.domain import Domain
 from .solvers import GaussSeidel
 from .solvers.reference import project_rows, residual_from_parts
+
+EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
+
+
+@contextlib.contextmanager
+def _signals_caught():
+    """SIGTERM and SIGUSR1 (SLURM's --signal) only set a flag; the run loop reads it
+    collectively after each step, so that every rank stops at the same step."""
+    caught = [0]
+    previous = {}
+
+    def handler(signum, frame):
+        caught[0] = signum
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGUSR1):
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield caught
+    finally:
+        for sig, h in previous.items():
+            signal.signal(sig, h)
+
 
 PHASES = ("integrate", "detect", "assemble", "solve", "update", "output", "migrate",
           "communication")
@@ -43,12 +69,18 @@ class Simulation:
     stop_file: a file whose appearance ends the run cleanly after the current step;
     verify_every: every so many steps with contacts (first included), the step's residual is
     recomputed from U = W R + B with W assembled as a PETSc matrix (0: never);
-    balance_tolerance: repartition when max/avg of bodies per rank exceeds it.
+    balance_tolerance: repartition when max/avg of bodies per rank exceeds it;
+    checkpoint_every (steps) / checkpoint_seconds (wall clock) / checkpoint_keep / checkpoint_dir
+    (default "checkpoints"): the checkpoint policy (a checkpoint is also written when a STOP
+    file or SIGTERM/SIGUSR1 ends the run); restart: a checkpoint to continue from, or "auto"
+    for the newest in checkpoint_dir if any. `parsolve run --restart/--checkpoint-*` set
+    these through PARSOLVE_* environment variables, which take precedence.
     """
 
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
                  comm=None, stop_file="STOP", verify_every=100, quiet=False,
-                 balance_tolerance=1.1):
+                 balance_tolerance=1.1, checkpoint_every=None, checkpoint_seconds=None,
+                 checkpoint_keep=3, checkpoint_dir=None, restart=None):
         self.model = model
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
@@ -58,6 +90,13 @@ class Simulation:
         self.progress = float(progress)
         self.comm = comm if comm is not None else Comm()
         self.stop_file = stop_file
+        env = os.environ.get
+        self.restart = env("PARSOLVE_RESTART") or restart
+        self.checkpoints = CheckpointPolicy(
+            directory=env("PARSOLVE_CHECKPOINT_DIR") or checkpoint_dir or "checkpoints",
+            every=env("PARSOLVE_CHECKPOINT_EVERY") or checkpoint_every,
+            seconds=env("PARSOLVE_CHECKPOINT_SECONDS") or checkpoint_seconds,
+            keep=env("PARSOLVE_CHECKPOINT_KEEP") or checkpoint_keep)
         self.verify_every = int(verify_every)
         self._verified = 0
         self.quiet = quiet
@@ -213,75 +252,102 @@ class Simulation:
 
     # -- the run -----------------------------------------------------------------------------
     def run(self, duration):
+        """Run to the simulated time `duration` (from the restart point when restarting).
+
+        Ends early, after writing a checkpoint, on a STOP file (returns normally) or on
+        SIGTERM/SIGUSR1 (raises SystemExit(EXIT_SIGNAL) once the files are closed)."""
         duration = float(finite("duration", duration))
         if duration < 0:
             raise InputError(f"duration must be >= 0, got {duration}")
-        nsteps = int(round(duration / self.h))
+        if self.restart:
+            self._restart(self.restart)
+        nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
         with self.comm.collective():
             if self.output:
-                writer = ResultsWriter(self.output, self.comm, self.model, self.bodies, self.h)
+                writer = ResultsWriter(self._output_path(), self.comm, self.model, self.owned,
+                                       self.h)
         start = time.perf_counter()
         last_print = start
-        next_frame = 0.0
-        stopped = False
+        next_frame = self.time
         if writer is not None:
-            writer.frame(0, 0.0, self.bodies, _empty_contacts())
+            writer.frame(self.step_count, self.time, self.owned,
+                         self.contacts if self.contacts is not None else _empty_contacts())
             if self.frame_interval:
-                next_frame = self.frame_interval
+                next_frame = self.time + self.frame_interval
         tot = {"iterations": 0, "contacts": 0, "max_contacts": 0, "unconverged": 0,
                "max_residual": 0.0, "local": {}}
-        row = None
-        for k in range(nsteps):
-            row = self.step()
-            t_out = time.perf_counter()
-            if not np.isfinite(row["kinetic_energy"]):
-                raise InputError(f"step {self.step_count}: the state became NaN or infinite")
-            last = k == nsteps - 1
-            self.stop_requested = self.comm.mpi.bcast(
-                bool(self.stop_file and os.path.exists(self.stop_file)) if self.comm.root
-                else None)
-            if writer is not None:
-                if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or last
-                                            or self.stop_requested):
-                    writer.frame(self.step_count, self.time, self.bodies, self.contacts)
-                    next_frame += self.frame_interval
-                elif not self.frame_interval and (last or self.stop_requested):
-                    writer.frame(self.step_count, self.time, self.bodies, self.contacts)
-            row["t_output"] = time.perf_counter() - t_out
-            self.phase["output"] += row["t_output"]
-            if writer is not None:
-                writer.record(row)
-            self.history.append(row)
-            tot["iterations"] += row["iterations"]
-            tot["contacts"] += row["contacts"]
-            for key, value in (("bodies", self.owned.n_owned), ("ghosts", self._ghosts),
-                               ("local_contacts", len(self.contacts))):
-                tot.setdefault(key, []).append(value)
-            tot["max_contacts"] = max(tot["max_contacts"], row["contacts"])
-            if not row["converged"]:
-                tot["unconverged"] += 1
-                if tot["unconverged"] <= 5 and self.comm.root and not self.quiet:
-                    print(f"[parsolve] warning: step {row['step']}: the solver did not converge "
-                          f"(residual {row['residual']:.2e} > tol after {row['iterations']} "
-                          "iterations)" + ("; further warnings only in the history and summary"
-                                           if tot["unconverged"] == 5 else ""), flush=True)
-            tot["max_residual"] = max(tot["max_residual"], row["residual"])
-            for name, c in self._local.items():
-                tot["local"][name] = tot["local"].get(name, 0) + c
-            now = time.perf_counter()
-            if self.progress > 0 and self.comm.root and not self.quiet and \
-                    now - last_print >= self.progress:
-                last_print = now
-                rate = (now - start) / (k + 1)
-                print(f"[parsolve] step {k + 1}/{nsteps} t={self.time:.6g} s "
-                      f"contacts={row['contacts']} iterations={row['iterations']} "
-                      f"residual={row['residual']:.2e} {1e3 * rate:.2f} ms/step "
-                      f"ETA {rate * (nsteps - k - 1):.0f} s", flush=True)
-            if self.stop_requested:
-                stopped = True
-                break
-        wall = time.perf_counter() - start
+        row, stopped_by, checkpoint_path = None, "", ""
+        with _signals_caught() as caught:
+            for k in range(nsteps):
+                row = self.step()
+                t_out = time.perf_counter()
+                if not np.isfinite(row["kinetic_energy"]):
+                    raise InputError(f"step {self.step_count}: the state became NaN or "
+                                     "infinite")
+                last = k == nsteps - 1
+                stop_file = self.comm.mpi.bcast(
+                    bool(self.stop_file and os.path.exists(self.stop_file)) if self.comm.root
+                    else None)
+                signal_no = self.comm.max(caught[0])
+                stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
+                if writer is not None:
+                    if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
+                                                last or stopped_by):
+                        writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                        next_frame += self.frame_interval
+                    elif not self.frame_interval and (last or stopped_by):
+                        writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                if stopped_by or self.checkpoints.due(self.step_count, self.comm):
+                    checkpoint_path = self.checkpoints.write(self)
+                row["t_output"] = time.perf_counter() - t_out
+                self.phase["output"] += row["t_output"]
+                if writer is not None:
+                    writer.record(row)
+                self.history.append(row)
+                self._tally(tot, row)
+                now = time.perf_counter()
+                if self.progress > 0 and self.comm.root and not self.quiet and \
+                        now - last_print >= self.progress:
+                    last_print = now
+                    rate = (now - start) / (k + 1)
+                    print(f"[parsolve] step {self.step_count}/{self.step_count - k - 1 + nsteps}"
+                          f" t={self.time:.6g} s contacts={row['contacts']} "
+                          f"iterations={row['iterations']} residual={row['residual']:.2e} "
+                          f"{1e3 * rate:.2f} ms/step ETA {rate * (nsteps - k - 1):.0f} s",
+                          flush=True)
+                if stopped_by:
+                    break
+        summary = self._summary(tot, row, time.perf_counter() - start, stopped_by,
+                                checkpoint_path)
+        if writer is not None:
+            writer.close(summary)
+        if self.comm.root and not self.quiet:
+            print(format_summary(summary), flush=True)
+        self.summary = summary
+        if stopped_by == "signal":
+            raise SystemExit(EXIT_SIGNAL)
+        return summary
+
+    def _tally(self, tot, row):
+        tot["iterations"] += row["iterations"]
+        tot["contacts"] += row["contacts"]
+        for key, value in (("bodies", self.owned.n_owned), ("ghosts", self._ghosts),
+                           ("local_contacts", len(self.contacts))):
+            tot.setdefault(key, []).append(value)
+        tot["max_contacts"] = max(tot["max_contacts"], row["contacts"])
+        if not row["converged"]:
+            tot["unconverged"] += 1
+            if tot["unconverged"] <= 5 and self.comm.root and not self.quiet:
+                print(f"[parsolve] warning: step {row['step']}: the solver did not converge "
+                      f"(residual {row['residual']:.2e} > tol after {row['iterations']} "
+                      "iterations)" + ("; further warnings only in the history and summary"
+                                       if tot["unconverged"] == 5 else ""), flush=True)
+        tot["max_residual"] = max(tot["max_residual"], row["residual"])
+        for name, c in self._local.items():
+            tot["local"][name] = tot["local"].get(name, 0) + c
+
+    def _summary(self, tot, row, wall, stopped_by, checkpoint_path):
         summary = {
             "steps": int(self.step_count), "time": self.time, "wall_seconds": wall,
             "bodies": self.n_bodies, "ranks": self.comm.size,
@@ -290,8 +356,8 @@ class Simulation:
             "contacts_max": tot["max_contacts"],
             "iterations": tot["iterations"], "unconverged_steps": tot["unconverged"],
             "final_residual": row["residual"] if row else 0.0,
-            "max_residual": tot["max_residual"], "stopped_by_file": stopped,
-            "output": self.output or "",
+            "max_residual": tot["max_residual"], "stopped_by": stopped_by,
+            "checkpoint": checkpoint_path, "output": self._output_path() if self.output else "",
         }
         summary.update({f"seconds_{p}": self.comm.max(v) for p, v in self.phase.items()})
         for key in ("bodies", "ghosts", "local_contacts"):
@@ -300,12 +366,36 @@ class Simulation:
             summary[f"per_rank_{key}_avg"] = self.comm.sum(mean) / self.comm.size
             summary[f"per_rank_{key}_max"] = self.comm.max(mean)
         summary.update({f"local_{n}": c for n, c in tot["local"].items()})
-        if writer is not None:
-            writer.close(summary)
-        if self.comm.root and not self.quiet:
-            print(format_summary(summary), flush=True)
-        self.summary = summary
         return summary
+
+    def _restart(self, path):
+        from .io import checkpoint
+
+        if path == "auto":
+            path = checkpoint.newest(self.checkpoints.directory, self.checkpoints.name)
+            if path is None:                     # nothing to continue from: a fresh start
+                return
+        bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
+                                                           self.model.fingerprint())
+        with self.comm.collective():
+            if float(attrs["step_size"]) != self.h:
+                raise InputError(f"{path}: written with step {attrs['step_size']}, this run "
+                                 f"uses {self.h}: a restart must keep the step size")
+        self.restore(bodies, contacts, step, t)
+        self.restarted_from = path
+        if self.comm.root and not self.quiet:
+            print(f"[parsolve] restarting from {path} at step {step}, t = {t:.6g} s",
+                  flush=True)
+
+    def _output_path(self):
+        """The results file; a restarted run writes NAME.restart-STEP.h5 so that the results
+        of the run it continues are kept."""
+        if not getattr(self, "restarted_from", None):
+            return self.output
+        stem, ext = os.path.splitext(self.output)
+        if not hasattr(self, "_restart_output"):
+            self._restart_output = f"{stem}.restart-{self.step_count:09d}{ext or '.h5'}"
+        return self._restart_output
 
 
 def _empty_contacts():
@@ -320,7 +410,7 @@ def format_summary(s):
     lines = [
         "[parsolve] run summary",
         f"  steps {s['steps']}  simulated time {s['time']:.6g} s  wall {s['wall_seconds']:.2f} s"
-        + ("  (ended by STOP file)" if s["stopped_by_file"] else ""),
+        + (f"  (ended by {s['stopped_by']})" if s["stopped_by"] else ""),
         f"  bodies {s['bodies']}  contacts mean {s['contacts_mean']:.1f} max {s['contacts_max']}",
         f"  solver iterations {s['iterations']}  unconverged steps {s['unconverged_steps']}"
         f"  residual final {s['final_residual']:.2e} max {s['max_residual']:.2e}",
@@ -335,4 +425,6 @@ def format_summary(s):
             + f"; ranks {s['ranks']}, repartitions {s['repartitions']}")
     if s["output"]:
         lines.append(f"  results: {s['output']}")
+    if s["checkpoint"]:
+        lines.append(f"  last checkpoint: {s['checkpoint']}")
     return "\n".join(lines)

@@ -128,3 +128,9 @@ def _box_plane(bodies, boxes, p, n, k):
 def _box_vertices(bodies, boxes, Rb):
     corners = _CORNERS[None, :, :] * bodies.half[boxes][:, None, :]       # (nb, 8, 3) body frame
     return bodies.x[boxes][:, None, :] + np.einsum("nij,nvj->nvi", Rb, corners)
+
+
+def box_vertices(bodies, boxes):
+    """World positions (nb, 8, 3) of the boxes' vertices; vertex k has the signs of bits
+    (4, 2, 1) of k along the body axes."""
+    return _box_vertices(bodies, boxes, quat_to_matrix(bodies.q[boxes]))

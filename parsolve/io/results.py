@@ -9,15 +9,23 @@ Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
                          petsc_residual: the residual from W assembled in PETSc (NaN on
                          steps without that check)
   /frames/time, /frames/step          one entry per frame
-  /frames/NNNNNN/bodies/ gid, x, q, v, w   (rows in no particular order: sort by gid)
+  /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape   (rows in no particular order: sort
+                         by gid)
+  /frames/NNNNNN/boxes/  vertices (8 per box), connectivity (hexahedra, VTK vertex order)
   /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
-                         on A in the local frame, normal first), gap
+                         on A in the local frame, normal first), gap, normal and force (the
+                         mean force on A over the step, world frame: frame^T R / step)
+An XDMF index (NAME.xdmf, io/xdmf.py) beside the file opens the frames in ParaView.
 The file is opened with the MPI-IO driver on the run's communicator; each rank writes the rows
 of the bodies and contacts it owns (at offsets from an exclusive scan), rank 0 the history.
 """
 import os
 
 import numpy as np
+
+from ..contact.detect import box_vertices
+from ..model.bodies import BOX
+from .xdmf import HEX_ORDER
 
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
@@ -65,6 +73,7 @@ class ResultsWriter:
         fr.create_dataset("time", shape=(0,), maxshape=(None,), chunks=(256,), dtype=float)
         fr.create_dataset("step", shape=(0,), maxshape=(None,), chunks=(256,), dtype=np.int64)
         self.rows = []
+        self.h = step_size
         self.flush_every = flush_every
         self.nframes = 0
 
@@ -91,11 +100,19 @@ class ResultsWriter:
         g = self.f.create_group(f"frames/{self.nframes:06d}")
         n = bodies.n_owned
         gb = g.create_group("bodies")
-        for name in ("gid", "x", "q", "v", "w"):
+        for name in ("gid", "x", "q", "v", "w", "radius", "shape"):
             self._rows(gb, name, getattr(bodies, name)[:n])
+        boxes = np.flatnonzero(bodies.shape[:n] == BOX)
+        verts = box_vertices(bodies, boxes)
+        hexa = (self.comm.mpi.exscan(8 * len(boxes)) or 0) + 8 * np.arange(len(boxes))
+        gx = g.create_group("boxes")
+        self._rows(gx, "vertices", verts.reshape(-1, 3))
+        self._rows(gx, "connectivity", (hexa[:, None] + np.array(HEX_ORDER)).astype(np.int64))
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
+        self._rows(gc, "normal", contacts.frame[:, 0, :])
+        self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
         for name, value in (("time", time), ("step", step)):
             ds = self.f["frames"][name]
             ds.resize((self.nframes + 1,))
@@ -122,6 +139,11 @@ class ResultsWriter:
             self.f.attrs.update({f"summary_{k}": v for k, v in summary.items()
                                  if isinstance(v, (int, float, str, bool))})
         self.f.close()
+        self.comm.mpi.Barrier()
+        if self.comm.root:
+            from .xdmf import write_xdmf
+
+            write_xdmf(self.path)
 
 
 def read_history(path):

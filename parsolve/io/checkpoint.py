@@ -1,0 +1,175 @@
+"""Checkpoints: one HDF5 file for all ranks, written collectively (MPI-IO), that lets a run
+continue exactly on any number of ranks.
+
+Layout (rows carry their body id or contact key, so any rank can read any slice):
+  /                  attrs: format="parsolve-checkpoint", version, model_fingerprint, step,
+                     time, step_size, bodies, contacts, ranks (that wrote it)
+  /bodies/<field>    every BodySet field of every body (gid, shape, material, radius, half,
+                     mass, inertia, x, q, v, w, force, torque)
+  /contacts/k1, k2, point, R     the contact set with its reactions (the warm start)
+Gauss-Seidel keeps no other state. A checkpoint is written as NAME.tmp and renamed to NAME
+only when complete and closed, so a crash never leaves a half-written file under NAME.
+"""
+import glob
+import os
+import re
+import time
+
+import numpy as np
+
+from ..errors import FileFormatError
+from ..model.bodies import FIELDS
+
+FORMAT = "parsolve-checkpoint"
+CONTACT_FIELDS = ("k1", "k2", "point", "R")
+
+
+def _h5py():
+    from .results import _h5py as h
+
+    return h()
+
+
+def write(path, sim):
+    """Write sim's state to `path` (collective over sim.comm)."""
+    from mpi4py import MPI
+
+    from .. import __version__
+
+    h5py = _h5py()
+    comm = sim.comm
+    snap = sim.snapshot()
+    tmp = path + ".tmp"
+    if comm.root:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    comm.mpi.Barrier()
+    delay = float(os.environ.get("PARSOLVE_TEST_CHECKPOINT_DELAY", "0"))  # tests only
+    with h5py.File(tmp, "w", driver="mpio", comm=comm.mpi) as f:
+        n_b = comm.sum(len(snap["bodies"]["gid"]))
+        n_c = comm.sum(len(snap["contacts"]["k1"]))
+        f.attrs.update(format=FORMAT, version=__version__,
+                       model_fingerprint=sim.model.fingerprint(), step=snap["step"],
+                       time=snap["time"], step_size=sim.h, bodies=n_b, contacts=n_c,
+                       ranks=comm.size)
+        for group, data in (("bodies", snap["bodies"]), ("contacts", snap["contacts"])):
+            g = f.create_group(group)
+            n = len(next(iter(data.values())))
+            offset = comm.mpi.exscan(n, op=MPI.SUM) or 0
+            total = comm.sum(n)
+            for name, arr in data.items():
+                ds = g.create_dataset(name, shape=(total,) + arr.shape[1:], dtype=arr.dtype)
+                if n:
+                    ds[offset:offset + n] = arr
+                if delay:
+                    time.sleep(delay)
+    comm.mpi.Barrier()
+    if comm.root:
+        os.replace(tmp, path)
+    comm.mpi.Barrier()
+
+
+def read(path, comm, fingerprint=None):
+    """This rank's slice of a checkpoint: (bodies dict, contacts dict, step, time, attrs).
+
+    Checks it collectively: a missing, truncated, corrupt or foreign file, a checkpoint of
+    another model (fingerprint), missing datasets, inconsistent lengths or non-finite values
+    raise FileFormatError naming the file and the problem, on every rank."""
+    h5py = _h5py()
+    out = None
+    with comm.collective():
+        if not os.path.isfile(path):
+            raise FileFormatError(f"{path}: no such checkpoint file")
+        try:
+            f = h5py.File(path, "r", driver="mpio", comm=comm.mpi)
+        except OSError as exc:
+            raise FileFormatError(f"{path}: not a readable HDF5 file (truncated or corrupt?): "
+                                  f"{exc}") from None
+        with f:
+            out = _read_open(f, path, comm, fingerprint)
+    return out
+
+
+def _read_open(f, path, comm, fingerprint):
+    if f.attrs.get("format") != FORMAT:
+        raise FileFormatError(f"{path}: not a parsolve checkpoint (format attribute "
+                              f"{f.attrs.get('format')!r})")
+    if fingerprint is not None and f.attrs.get("model_fingerprint") != fingerprint:
+        raise FileFormatError(f"{path}: a checkpoint of another model (its fingerprint "
+                              f"{str(f.attrs.get('model_fingerprint'))[:12]}... differs from "
+                              f"this model's {fingerprint[:12]}...)")
+    result = []
+    for group, fields in (("bodies", tuple(FIELDS)), ("contacts", CONTACT_FIELDS)):
+        if group not in f:
+            raise FileFormatError(f"{path}: dataset group /{group} is missing")
+        lengths = set()
+        for name in fields:
+            if name not in f[group]:
+                raise FileFormatError(f"{path}: dataset /{group}/{name} is missing")
+            lengths.add(f[group][name].shape[0])
+        if len(lengths) != 1:
+            raise FileFormatError(f"{path}: datasets of /{group} have different lengths "
+                                  f"{sorted(lengths)}")
+        n = lengths.pop()
+        expected = int(f.attrs.get(group, -1))
+        if expected != n:
+            raise FileFormatError(f"{path}: /{group} holds {n} rows, the header says "
+                                  f"{expected}")
+        lo, hi = n * comm.rank // comm.size, n * (comm.rank + 1) // comm.size
+        data = {}
+        for name in fields:
+            try:
+                arr = f[group][name][lo:hi]
+            except (OSError, ValueError) as exc:
+                raise FileFormatError(f"{path}: /{group}/{name} cannot be read ({exc})") \
+                    from None
+            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                raise FileFormatError(f"{path}: /{group}/{name} holds NaN or infinite values")
+            data[name] = arr
+        result.append(data)
+    return result[0], result[1], int(f.attrs["step"]), float(f.attrs["time"]), dict(f.attrs)
+
+
+class CheckpointPolicy:
+    """When to write checkpoints and which to keep.
+
+    every: steps between checkpoints; seconds: wall-clock seconds between them (either or
+    both); keep: how many of the newest to keep. Files are DIR/NAME-STEP.h5."""
+
+    def __init__(self, directory="checkpoints", name="checkpoint", every=None, seconds=None,
+                 keep=3):
+        self.directory, self.name = directory, name
+        self.every = None if every is None else int(every)
+        self.seconds = None if seconds is None else float(seconds)
+        self.keep = max(1, int(keep))
+        self.last_time = time.time()
+
+    def due(self, step, comm):
+        by_step = self.every is not None and step % self.every == 0
+        by_time = self.seconds is not None and time.time() - self.last_time >= self.seconds
+        return bool(comm.mpi.bcast(by_step or by_time if comm.root else None))
+
+    def path(self, step):
+        return os.path.join(self.directory, f"{self.name}-{step:09d}.h5")
+
+    def write(self, sim):
+        path = self.path(sim.step_count)
+        write(path, sim)
+        self.last_time = time.time()
+        if sim.comm.root:                     # rotate: only after the new one is complete
+            for old in existing(self.directory, self.name)[:-self.keep]:
+                os.remove(old)
+        sim.comm.mpi.Barrier()
+        return path
+
+
+def existing(directory, name="checkpoint"):
+    """Complete checkpoints in `directory`, oldest first."""
+    pat = re.compile(re.escape(name) + r"-(\d+)\.h5$")
+    found = [p for p in glob.glob(os.path.join(directory, f"{name}-*.h5")) if
+             pat.search(os.path.basename(p))]
+    return sorted(found, key=lambda p: int(pat.search(os.path.basename(p)).group(1)))
+
+
+def newest(directory, name="checkpoint"):
+    found = existing(directory, name)
+    return found[-1] if found else None
