@@ -220,7 +220,8 @@ class Simulation:
             n = self.comm.sum(self.owned.n_owned)
             if n != self.n_bodies:
                 raise InputError(f"restart: {n} bodies saved, the model has {self.n_bodies}")
-        self.contacts = ContactSet(a=np.zeros(len(contacts["k1"]), np.int64), **contacts)
+        self.contacts = self.domain.scatter_contacts(
+            ContactSet(a=np.zeros(len(contacts["k1"]), np.int64), **contacts))
         self.step_count, self.time = int(step), float(time)
 
     def energies(self):

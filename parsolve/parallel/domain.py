@@ -140,6 +140,17 @@ class Domain:
                                      "a": contacts.a}, neighbours=True)
         return ContactSet(**got)
 
+    def scatter_contacts(self, contacts):
+        """Contacts read from a checkpoint (any slice of the saved rows on each rank) sent to
+        the ranks that own their points, once after a restart: from then on each rank's
+        contacts lie in its slab and share_contacts needs its neighbours only."""
+        if self.comm.size == 1:
+            return contacts
+        got = self.route(np.arange(len(contacts)), self.part.owner(contacts.point),
+                         {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
+                          "point": contacts.point, "a": contacts.a})
+        return ContactSet(**got)
+
     def body_owner(self, held):
         """The owner rank of each held body (as at the start of the step)."""
         if self.comm.size == 1:
