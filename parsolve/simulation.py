@@ -156,8 +156,12 @@ class Simulation:
         t3 = clock()
         du = np.zeros((len(b), 6))
         exchange = dom.exchange_plan(b, ld.inc_body, ld.con, colours)
+        # a solver with a global operator (Newton) assembles W over the ranks itself
+        operator = ({"domain": dom, "held": b}
+                    if getattr(self.solver, "distributed_operator", False) else {})
         report = self.solver.solve_coupled(ld, contacts.R, du, colours,
-                                           exchange=lambda c: exchange(c, du), sums=dom.sums)
+                                           exchange=lambda c: exchange(c, du), sums=dom.sums,
+                                           **operator)
         residual = report.residual
         petsc_residual = np.nan
         if self.verify_every and self._verified % self.verify_every == 0:
@@ -182,6 +186,8 @@ class Simulation:
         row = {"step": self.step_count, "time": self.time,
                "contacts": self.comm.sum(len(contacts)),
                "iterations": report.iterations, "residual": residual,
+               "newton_iterations": getattr(report, "newton_iterations", 0),
+               "ksp_iterations": getattr(report, "ksp_iterations", 0),
                "converged": int(report.converged), "kinetic_energy": ke,
                "petsc_residual": petsc_residual,
                "potential_energy": pe,

@@ -7,7 +7,9 @@ Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
   /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
-                         steps without that check)
+                         steps without that check); newton_iterations, ksp_iterations:
+                         the Newton steps and inner KSP iterations of the step's solve
+                         (0 for Gauss-Seidel; iterations counts sweeps and Newton steps)
   /frames/time, /frames/step          one entry per frame
   /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape   (rows in no particular order: sort
                          by gid)
@@ -29,8 +31,9 @@ from .xdmf import HEX_ORDER
 
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
-           "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual")
-_INT = {"step", "contacts", "iterations", "converged"}
+           "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
+           "newton_iterations", "ksp_iterations")
+_INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp_iterations"}
 
 
 def _h5py():

@@ -1,0 +1,73 @@
+"""The global Newton over distributed W (run at 2, 3 and 4 ranks by make test-mpi): a run on
+all ranks equals the serial run to the solve tolerance (GMRES sums in another order, so not bit
+for bit), and the Gauss-Seidel run too."""
+import numpy as np
+import pytest
+from mpi4py import MPI
+
+import parsolve as ps
+from parsolve.parallel import Comm
+from parsolve.simulation import Simulation
+from parsolve.solvers.newton import Hybrid, SemismoothNewton
+
+pytestmark = pytest.mark.mpi(min_size=2)
+WORLD = MPI.COMM_WORLD
+TOL = 1e-11
+
+
+def pile(n=120, seed=5):
+    """Spheres dropped in a box spread along x (across the slabs), settling into contact."""
+    rng = np.random.default_rng(seed)
+    m = ps.Model(gravity=(1.0, 0.0, -9.81))
+    m.surface("g", "g", friction=0.8, restitution=0.0)
+    m.surface("g", "w", friction=0.5, restitution=0.0)
+    m.box_walls((0, 0, 0), (0.4, 0.1, 0.3), "w", top=True)
+    k = np.arange(n)
+    x = np.stack([0.012 + 0.025 * (k % 15), 0.012 + 0.025 * ((k // 15) % 4),
+                  0.011 + 0.021 * (k // 60)], axis=1)
+    m.spheres(x, 0.01, "g", density=1000, velocities=rng.normal(0, 0.2, (n, 3)))
+    return m
+
+
+def run(comm, solver, steps=40):
+    sim = Simulation(pile(), step=1e-3, solver=solver, progress=0, quiet=True, comm=comm)
+    sim.rows = [sim.step() for _ in range(steps)]
+    assert all(row["converged"] for row in sim.rows)
+    return sim
+
+
+def gathered(sim):
+    o = sim.owned
+    parts = WORLD.allgather((o.gid, np.hstack([o.x, o.v, o.w])))
+    gid = np.concatenate([p[0] for p in parts])
+    return np.concatenate([p[1] for p in parts])[np.argsort(gid)]
+
+
+def state(sim):
+    o = sim.owned
+    return np.hstack([o.x, o.v, o.w])[np.argsort(o.gid)]
+
+
+@pytest.fixture(scope="module")
+def serial():
+    return run(Comm(MPI.COMM_SELF), SemismoothNewton(tol=TOL))
+
+
+@pytest.mark.parametrize("solver", [SemismoothNewton(tol=TOL),
+                                    Hybrid(tol=TOL, window=2, stall=0.01)],
+                         ids=["newton", "hybrid"])
+def test_newton_on_all_ranks_equals_the_serial_run(serial, solver):
+    sim = run(Comm(WORLD), solver)
+    assert sum(r["newton_iterations"] for r in sim.rows) > 0
+    assert sum(r["contacts"] for r in sim.rows) > 0
+    scale = np.abs(state(serial)).max()
+    np.testing.assert_allclose(gathered(sim), state(serial), rtol=0, atol=1e-8 * scale)
+    # the history's collective values are the same on every rank
+    rows = WORLD.allgather([(r["iterations"], r["residual"]) for r in sim.rows])
+    assert all(r == rows[0] for r in rows)
+
+
+def test_newton_equals_gauss_seidel_on_all_ranks(serial):
+    sim = run(Comm(WORLD), ps.GaussSeidel(tol=TOL, max_iter=20000))
+    scale = np.abs(state(serial)).max()
+    np.testing.assert_allclose(gathered(sim), state(serial), rtol=0, atol=1e-8 * scale)
