@@ -11,7 +11,8 @@ __version__ = "0.1.0"
 
 from .errors import CollectiveError, FileFormatError, InputError, ParsolveError  # noqa: E402
 from .model import Model  # noqa: E402
-from .solvers import GaussSeidel  # noqa: E402
+from .solvers import GaussSeidel, make_solver  # noqa: E402
+from .solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
 
-__all__ = ["Model", "GaussSeidel", "ParsolveError", "InputError", "CollectiveError",
+__all__ = ["Model", "GaussSeidel", "SemismoothNewton", "Hybrid", "make_solver", "ParsolveError", "InputError", "CollectiveError",
            "FileFormatError", "__version__"]

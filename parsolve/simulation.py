@@ -338,6 +338,8 @@ class Simulation:
 
     def _tally(self, tot, row):
         tot["iterations"] += row["iterations"]
+        tot["newton"] = tot.get("newton", 0) + row["newton_iterations"]
+        tot["ksp"] = tot.get("ksp", 0) + row["ksp_iterations"]
         tot["contacts"] += row["contacts"]
         for key, value in (("bodies", self.owned.n_owned), ("ghosts", self._ghosts),
                            ("local_contacts", len(self.contacts))):
@@ -362,6 +364,8 @@ class Simulation:
             "contacts_mean": tot["contacts"] / max(1, len(self.history)),
             "contacts_max": tot["max_contacts"],
             "iterations": tot["iterations"], "unconverged_steps": tot["unconverged"],
+            "solver": getattr(self.solver, "name", type(self.solver).__name__),
+            "newton_iterations": tot.get("newton", 0), "ksp_iterations": tot.get("ksp", 0),
             "final_residual": row["residual"] if row else 0.0,
             "max_residual": tot["max_residual"], "stopped_by": stopped_by,
             "checkpoint": checkpoint_path, "output": self._output_path() if self.output else "",
@@ -419,7 +423,10 @@ def format_summary(s):
         f"  steps {s['steps']}  simulated time {s['time']:.6g} s  wall {s['wall_seconds']:.2f} s"
         + (f"  (ended by {s['stopped_by']})" if s["stopped_by"] else ""),
         f"  bodies {s['bodies']}  contacts mean {s['contacts_mean']:.1f} max {s['contacts_max']}",
-        f"  solver iterations {s['iterations']}  unconverged steps {s['unconverged_steps']}"
+        f"  solver {s['solver']}: iterations {s['iterations']}"
+        + (f" (Newton steps {s['newton_iterations']}, KSP iterations {s['ksp_iterations']})"
+           if s["newton_iterations"] else "")
+        + f"  unconverged steps {s['unconverged_steps']}"
         f"  residual final {s['final_residual']:.2e} max {s['max_residual']:.2e}",
         f"  local solves: {local or 'none'}",
         f"  seconds per phase (max over ranks): {phases}",
