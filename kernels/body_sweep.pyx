@@ -11,7 +11,7 @@ with body inc_body[e], H[e] (3 x 6) and K[e] = M^-1 H[e]^T (6 x 3).
 The pure-Python twins are in parsolve/solvers/reference.py.
 """
 from cone cimport natural_map_sq
-from local cimport local_enumerate, relax, LOCAL_NCODES
+from local cimport local_solve, relax, LOCAL_NCODES, METHOD_COUNT
 
 ctypedef long long index_t
 
@@ -35,7 +35,8 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
                             const double[:, :, ::1] H, const double[:, :, ::1] K,
                             const double[:, :, ::1] Wdiag, const double[:, ::1] B,
                             const double[::1] mu, double[:, ::1] R, double[:, ::1] du,
-                            const index_t[::1] order, double omega, index_t[::1] counts):
+                            const index_t[::1] order, double omega, index_t[::1] counts,
+                            int method=0):
     """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|."""
     cdef Py_ssize_t n = order.shape[0], i, a, e, j, k, c
     cdef double b[3]
@@ -44,7 +45,7 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
     cdef double dmax = 0.0, rmax = 0.0, x
     cdef const double* W
     cdef int code
-    assert counts.shape[0] >= LOCAL_NCODES
+    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
     with nogil:
         for i in range(n):
             a = order[i]
@@ -55,7 +56,7 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
                                   + W[3 * c + 2] * R[a, 2])
             add_coupled(a, inc_ptr, inc_body, H, du, b)
             r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
-            code = local_enumerate(W, b, mu[a], r)
+            code = local_solve(W, b, mu[a], r, method)
             counts[code] += 1
             relax(r, &R[a, 0], omega, d, &dmax, &rmax)
             if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:

@@ -7,12 +7,15 @@ from libc.math cimport sqrt, fabs
 cdef inline void project_cone(const double* z, double mu, double* r) noexcept nogil:
     """r = P_K(z), the Euclidean projection of z onto the Coulomb cone K_mu."""
     cdef double zn = z[0], nt = sqrt(z[1] * z[1] + z[2] * z[2]), rn, s
-    if nt <= mu * zn:                      # inside the cone
+    if nt <= mu * zn and zn > 0.0:         # inside the cone
         r[0] = zn; r[1] = z[1]; r[2] = z[2]
     elif mu * nt <= -zn:                   # inside the polar cone
         r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
     else:                                  # onto the boundary ray nearest to z
         rn = (zn + mu * nt) / (1.0 + mu * mu)
+        if rn <= 0.0:                      # underflow: the apex
+            r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
+            return
         s = mu * rn / nt
         r[0] = rn; r[1] = s * z[1]; r[2] = s * z[2]
 

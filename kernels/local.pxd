@@ -6,18 +6,34 @@
 # stick (u = 0), slide (u_N = 0, r_T = -mu r_N d, u_T = |u_T| d). Slide is solved for the
 # slip angle of d: Newton-secant on f = d x u_T(d) from the stick reaction's direction (a few
 # steps; exact in two when W_TT is isotropic, as for spheres), then a scan of the angle with
-# bisection on the sign changes of f. If none of them gives an admissible slide, a projected fixed-point iteration
-# r <- P_K(r - rho (u + mu |u_T| e_N)) is the last resort. The returned r is always in K_mu.
+# bisection on the sign changes of f. If none of them gives an admissible slide, the chain
+# goes on (as Solfec's does): the quartic of seed 004 ch. 12 (quartic.pxd), the local
+# Alart-Curnier Newton, and last the projected fixed-point iteration
+# r <- P_K(r - rho (u + mu |u_T| e_N)). The returned r is always in K_mu.
+#
+# local_solve(..., method) runs one local solver with its own fallbacks: METHOD_AUTO (the chain
+# above), METHOD_PROJECTION, METHOD_QUARTIC (take-off, stick, quartic slide), METHOD_NEWTON.
+# The outcome code says which solver produced r (counted in the solve statistics).
 from libc.math cimport sqrt, fabs, cos, sin, atan2, M_PI
 from cone cimport project_cone, natural_map_sq, matvec3, solve3
+from quartic cimport slide_quartic
 
 cdef enum:
     LOCAL_TAKEOFF = 0
     LOCAL_STICK = 1
     LOCAL_SLIDE = 2
-    LOCAL_FALLBACK = 3
+    LOCAL_PROJECTION = 3
     LOCAL_FAILED = 4
-    LOCAL_NCODES = 5
+    LOCAL_QUARTIC = 5
+    LOCAL_NEWTON = 6
+    LOCAL_NCODES = 7
+
+cdef enum:                       # local solvers, in the order of reference.LOCAL_SOLVERS
+    METHOD_AUTO = 0
+    METHOD_PROJECTION = 1
+    METHOD_QUARTIC = 2
+    METHOD_NEWTON = 3
+    METHOD_COUNT = 4
 
 
 cdef inline bint slide_eval(const double* W, const double* b, double mu, double c, double s,
@@ -117,23 +133,147 @@ cdef inline int project_iterate(const double* W, const double* b, double mu, dou
         nr = fabs(p[0]) + fabs(p[1]) + fabs(p[2])
         r[0] = p[0]; r[1] = p[1]; r[2] = p[2]
         if d <= tol * nr:
-            return LOCAL_FALLBACK
+            return LOCAL_PROJECTION
     return LOCAL_FAILED
+
+
+cdef inline int takeoff_stick(const double* W, const double* b, double mu, double* r,
+                              double* rs) noexcept nogil:
+    """LOCAL_TAKEOFF or LOCAL_STICK when one of them solves the problem, else -1; rs is the
+    stick reaction -W^-1 b (zero when W is singular)."""
+    cdef double mb[3]
+    rs[0] = 0.0; rs[1] = 0.0; rs[2] = 0.0
+    if b[0] >= 0.0:                                    # take-off
+        r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
+        return LOCAL_TAKEOFF
+    mb[0] = -b[0]; mb[1] = -b[1]; mb[2] = -b[2]
+    if not solve3(W, mb, rs):
+        rs[0] = 0.0; rs[1] = 0.0; rs[2] = 0.0
+        return -1
+    if rs[0] > 0.0 and sqrt(rs[1] * rs[1] + rs[2] * rs[2]) <= mu * rs[0] * (1.0 + 1e-14):
+        r[0] = rs[0]; r[1] = rs[1]; r[2] = rs[2]     # stick
+        return LOCAL_STICK
+    return -1
+
+
+cdef inline double ac_phi(const double* W, const double* b, double mu, double rhon,
+                          double rhot, const double* r, double* phi, double* J) noexcept nogil:
+    """Alart-Curnier's Phi(r) for u = W r + b and |Phi|^2; with J (not NULL) also one element
+    J = A + B W of its generalised Jacobian (A = dPhi/dr, B = dPhi/du)."""
+    cdef double u[3]
+    cdef double A[9]
+    cdef double Bm[9]
+    cdef double sn, radius, z1, z2, nz, scale, h1, h2, p11, p12, p22, dn1, dn2
+    cdef bint pos, slide
+    cdef int i, j
+    matvec3(W, r, u)
+    u[0] += b[0]; u[1] += b[1]; u[2] += b[2]
+    sn = r[0] - rhon * u[0]
+    pos = sn > 0.0
+    phi[0] = rhon * u[0] if pos else r[0]
+    radius = mu * sn if pos else 0.0
+    z1 = r[1] - rhot * u[1]; z2 = r[2] - rhot * u[2]
+    nz = sqrt(z1 * z1 + z2 * z2)
+    slide = nz > radius
+    scale = radius / nz if slide else 1.0
+    phi[1] = r[1] - scale * z1; phi[2] = r[2] - scale * z2
+    if J != NULL:
+        h1 = z1 / nz if nz > 0.0 else 0.0
+        h2 = z2 / nz if nz > 0.0 else 0.0
+        if slide:                                      # P = d(P_D z)/dz
+            p11 = scale * (1.0 - h1 * h1); p12 = -scale * h1 * h2; p22 = scale * (1.0 - h2 * h2)
+        else:
+            p11 = 1.0; p12 = 0.0; p22 = 1.0
+        dn1 = mu * h1 if (slide and pos) else 0.0
+        dn2 = mu * h2 if (slide and pos) else 0.0
+        A[0] = 0.0 if pos else 1.0; A[1] = 0.0; A[2] = 0.0
+        A[3] = -dn1; A[4] = 1.0 - p11; A[5] = -p12
+        A[6] = -dn2; A[7] = -p12; A[8] = 1.0 - p22
+        Bm[0] = rhon if pos else 0.0; Bm[1] = 0.0; Bm[2] = 0.0
+        Bm[3] = rhon * dn1; Bm[4] = rhot * p11; Bm[5] = rhot * p12
+        Bm[6] = rhon * dn2; Bm[7] = rhot * p12; Bm[8] = rhot * p22
+        for i in range(3):
+            for j in range(3):
+                J[3 * i + j] = A[3 * i + j] + Bm[3 * i] * W[j] + Bm[3 * i + 1] * W[3 + j] \
+                    + Bm[3 * i + 2] * W[6 + j]
+    return phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
+
+
+cdef inline int local_newton(const double* W, const double* b, double mu, double* r,
+                             int maxit) noexcept nogil:
+    """Semismooth Newton on Alart-Curnier's function from r, rho_N = 1/W_NN and
+    rho_T = 2/(W_T1T1 + W_T2T2) from the block, damped by an Armijo search on |Phi|^2 / 2.
+    LOCAL_NEWTON with r in K_mu solving the problem (to 1e-10, scaled), else LOCAL_FAILED."""
+    cdef double phi[3]
+    cdef double J[9]
+    cdef double d[3]
+    cdef double rt[3]
+    cdef double p[3]
+    cdef double u[3]
+    cdef double f, ft, t, rhon, rhot, scale
+    cdef int it, ls
+    if W[0] <= 0.0 or W[4] + W[8] <= 0.0:
+        return LOCAL_FAILED
+    rhon = 1.0 / W[0]; rhot = 2.0 / (W[4] + W[8])
+    project_cone(r, mu, p)
+    r[0] = p[0]; r[1] = p[1]; r[2] = p[2]
+    scale = fabs(b[0]) + fabs(b[1]) + fabs(b[2])
+    f = ac_phi(W, b, mu, rhon, rhot, r, phi, J)
+    for it in range(maxit):
+        if f <= (1e-16 * (scale + fabs(r[0]) + fabs(r[1]) + fabs(r[2]))) ** 2:
+            break
+        phi[0] = -phi[0]; phi[1] = -phi[1]; phi[2] = -phi[2]
+        if not solve3(J, phi, d):
+            break
+        t = 1.0
+        for ls in range(40):
+            rt[0] = r[0] + t * d[0]; rt[1] = r[1] + t * d[1]; rt[2] = r[2] + t * d[2]
+            ft = ac_phi(W, b, mu, rhon, rhot, rt, phi, NULL)
+            if ft <= (1.0 - 2e-4 * t) * f:
+                break
+            t *= 0.5
+        else:
+            break
+        r[0] = rt[0]; r[1] = rt[1]; r[2] = rt[2]
+        f = ac_phi(W, b, mu, rhon, rhot, r, phi, J)
+    project_cone(r, mu, p)
+    r[0] = p[0]; r[1] = p[1]; r[2] = p[2]
+    matvec3(W, r, u)
+    u[0] += b[0]; u[1] += b[1]; u[2] += b[2]
+    if sqrt(natural_map_sq(r, u, mu)) <= 1e-10 * (scale + fabs(r[0]) + fabs(r[1]) + fabs(r[2])):
+        return LOCAL_NEWTON
+    return LOCAL_FAILED
+
+
+cdef inline int last_resort(const double* W, const double* b, double mu, double* r,
+                            bint quartic_first) noexcept nogil:
+    """The end of the fallback chain, warm from r: the quartic slide and local Newton (from r,
+    then from the stick reaction -W^-1 b) in the order asked, last the projected fixed point
+    from r, whose result is always in the cone."""
+    cdef double r0[3]
+    cdef double mb[3]
+    r0[0] = r[0]; r0[1] = r[1]; r0[2] = r[2]
+    if quartic_first and slide_quartic(W, b, mu, r):
+        return LOCAL_QUARTIC
+    r[0] = r0[0]; r[1] = r0[1]; r[2] = r0[2]
+    if local_newton(W, b, mu, r, 50) == LOCAL_NEWTON:
+        return LOCAL_NEWTON
+    mb[0] = -b[0]; mb[1] = -b[1]; mb[2] = -b[2]
+    if solve3(W, mb, r) and local_newton(W, b, mu, r, 50) == LOCAL_NEWTON:
+        return LOCAL_NEWTON
+    if not quartic_first and slide_quartic(W, b, mu, r):
+        return LOCAL_QUARTIC
+    r[0] = r0[0]; r[1] = r0[1]; r[2] = r0[2]
+    return project_iterate(W, b, mu, r, 1e-14, 2000)
 
 
 cdef inline int local_enumerate(const double* W, const double* b, double mu,
                                 double* r) noexcept nogil:
     cdef double c0, s0, nt
     cdef double rs[3]
-    cdef double mb[3]
-    if b[0] >= 0.0:                                    # take-off
-        r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
-        return LOCAL_TAKEOFF
-    mb[0] = -b[0]; mb[1] = -b[1]; mb[2] = -b[2]
-    if solve3(W, mb, rs) and rs[0] > 0.0 and \
-            sqrt(rs[1] * rs[1] + rs[2] * rs[2]) <= mu * rs[0] * (1.0 + 1e-14):
-        r[0] = rs[0]; r[1] = rs[1]; r[2] = rs[2]     # stick
-        return LOCAL_STICK
+    cdef int code = takeoff_stick(W, b, mu, r, rs)
+    if code >= 0:
+        return code
     if mu == 0.0 and W[0] > 0.0:                       # frictionless slide
         r[0] = -b[0] / W[0]; r[1] = 0.0; r[2] = 0.0
         return LOCAL_SLIDE
@@ -149,7 +289,30 @@ cdef inline int local_enumerate(const double* W, const double* b, double mu,
         return LOCAL_SLIDE
     if slide_scan(W, b, mu, c0, s0, r):
         return LOCAL_SLIDE
-    return project_iterate(W, b, mu, r, 1e-14, 2000)
+    return last_resort(W, b, mu, r, True)
+
+
+cdef inline int local_solve(const double* W, const double* b, double mu, double* r,
+                            int method) noexcept nogil:
+    """One contact's reaction by the local solver `method` (METHOD_*), r warm on entry."""
+    cdef double rs[3]
+    cdef int code
+    if method == METHOD_AUTO:
+        return local_enumerate(W, b, mu, r)
+    if method == METHOD_PROJECTION:
+        return project_iterate(W, b, mu, r, 1e-14, 2000)
+    if method == METHOD_QUARTIC:
+        code = takeoff_stick(W, b, mu, r, rs)
+        if code >= 0:
+            return code
+        if mu == 0.0 and W[0] > 0.0:                   # frictionless: no slip direction
+            r[0] = -b[0] / W[0]; r[1] = 0.0; r[2] = 0.0
+            return LOCAL_QUARTIC
+        return last_resort(W, b, mu, r, True)
+    if b[0] >= 0.0:                                    # METHOD_NEWTON
+        r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
+        return LOCAL_TAKEOFF
+    return last_resort(W, b, mu, r, False)
 
 
 cdef inline void relax(double* r, double* Ra, double omega, double* d, double* dmax,

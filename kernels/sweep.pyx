@@ -6,7 +6,7 @@ The pure-Python twins are in parsolve/solvers/reference.py.
 """
 from libc.math cimport sqrt
 from cone cimport natural_map_sq
-from local cimport local_enumerate, relax, LOCAL_NCODES
+from local cimport local_solve, relax, LOCAL_NCODES, METHOD_COUNT
 
 ctypedef long long index_t
 
@@ -14,10 +14,12 @@ ctypedef long long index_t
 def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                        const double[:, :, ::1] blocks, const index_t[::1] diag,
                        const double[:, ::1] B, const double[::1] mu, double[:, ::1] R,
-                       const index_t[::1] order, double omega, index_t[::1] counts):
+                       const index_t[::1] order, double omega, index_t[::1] counts,
+                       int method=0):
     """One sweep over the contacts in `order`: R_a <- (1-omega) R_a + omega local(W_aa, b_a, mu_a).
 
-    counts[k] is incremented for each local solve that ended in outcome k (LOCAL_* codes).
+    counts[k] is incremented for each local solve that ended in outcome k (LOCAL_* codes);
+    method is the local solver (METHOD_*, the index in reference.LOCAL_SOLVERS).
     Returns the largest change of a reaction, relative to the largest reaction (0 when all zero).
     """
     cdef Py_ssize_t n = order.shape[0], i, a, k, c
@@ -27,7 +29,7 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     cdef double dmax = 0.0, rmax = 0.0
     cdef const double* Wb
     cdef int code
-    assert counts.shape[0] >= LOCAL_NCODES
+    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
     with nogil:
         for i in range(n):
             a = order[i]
@@ -41,7 +43,7 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                 b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
                 b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
             r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
-            code = local_enumerate(&blocks[diag[a], 0, 0], b, mu[a], r)
+            code = local_solve(&blocks[diag[a], 0, 0], b, mu[a], r, method)
             counts[code] += 1
             relax(r, &R[a, 0], omega, d, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0

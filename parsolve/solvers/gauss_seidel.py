@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InputError
 from . import kernels
 from ..parallel.reduce import exact_sums
-from .reference import CODE_NAMES, NCODES, residual_from_parts
+from .reference import CODE_NAMES, LOCAL_SOLVERS, NCODES, residual_from_parts
 
 
 @dataclass
@@ -30,12 +30,15 @@ class GaussSeidel:
     """Gauss-Seidel with exact local solves.
 
     tol: residual to reach; max_iter: sweep cap; omega: relaxation in (0, 2);
-    sweeps: if set, run exactly this many sweeps (no per-sweep residual).
+    sweeps: if set, run exactly this many sweeps (no per-sweep residual);
+    local: the local solver, one of LOCAL_SOLVERS: "projection" (projected fixed point),
+    "quartic" (take-off, stick, quartic slide), "newton" (local Alart-Curnier Newton) or "auto"
+    (take-off, stick, slide by the slip angle, then quartic, Newton, projection as fallbacks).
     """
 
     name = "gauss-seidel"
 
-    def __init__(self, tol=1e-8, max_iter=1000, omega=1.0, sweeps=None):
+    def __init__(self, tol=1e-8, max_iter=1000, omega=1.0, sweeps=None, local="auto"):
         if not (tol > 0 and np.isfinite(tol)):
             raise InputError(f"GaussSeidel: tol must be a finite number > 0, got {tol}")
         if int(max_iter) < 1:
@@ -44,6 +47,11 @@ class GaussSeidel:
             raise InputError(f"GaussSeidel: omega must lie in (0, 2), got {omega}")
         if sweeps is not None and int(sweeps) < 1:
             raise InputError(f"GaussSeidel: sweeps must be >= 1, got {sweeps}")
+        if local not in LOCAL_SOLVERS:
+            raise InputError(f"GaussSeidel: unknown local solver {local!r}: choose one of "
+                             f"{', '.join(LOCAL_SOLVERS)}")
+        self.local = local
+        self.method = LOCAL_SOLVERS.index(local)
         self.tol, self.max_iter, self.omega = float(tol), int(max_iter), float(omega)
         self.sweeps = None if sweeps is None else int(sweeps)
 
@@ -55,7 +63,7 @@ class GaussSeidel:
         order = np.arange(len(B), dtype=np.int64) if order is None else order
         return self._iterate(
             lambda counts: kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order, self.omega,
-                                                      counts),
+                                                      counts, self.method),
             lambda: kernels.delassus_residual(*args, B, mu, R, U)[0])
 
     def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None):
@@ -82,7 +90,7 @@ class GaussSeidel:
         def sweep(counts):
             for c, order in enumerate(colours):
                 kernels.body_gauss_seidel_sweep(*inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du,
-                                                order, self.omega, counts)
+                                                order, self.omega, counts, self.method)
                 exchange(c)
 
         def residual():

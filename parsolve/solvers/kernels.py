@@ -9,7 +9,7 @@ _use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
 try:
     if _use_python:
         raise ImportError("PARSOLVE_KERNELS=python")
-    from .._kernels.cone import local_solve, natural_map, project
+    from .._kernels.cone import local_solve, natural_map, project, quartic_slide, real_roots
     from .._kernels.sweep import delassus_residual, gauss_seidel_sweep
     from .._kernels.body_sweep import body_apply, body_gauss_seidel_sweep, body_residual
     COMPILED = True
@@ -22,11 +22,13 @@ except ImportError as exc:
     body_gauss_seidel_sweep = reference.body_gauss_seidel_sweep
     body_residual = reference.body_residual
     body_apply = reference.body_apply
-    local_solve = reference.local_enumerate
+    local_solve = reference.local_solve
+    quartic_slide = reference.slide_quartic
+    real_roots = reference.poly_real_roots
     natural_map = reference.natural_map
     project = reference.project_cone
     COMPILED = False
 
 __all__ = ["gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
-           "body_apply", "local_solve", "natural_map", "project",
+           "body_apply", "local_solve", "natural_map", "project", "quartic_slide", "real_roots",
            "COMPILED"]

@@ -7,24 +7,34 @@ import math
 
 import numpy as np
 
-TAKEOFF, STICK, SLIDE, FALLBACK, FAILED = range(5)
-NCODES = 5
-CODE_NAMES = ("takeoff", "stick", "slide", "fallback", "failed")
+# outcomes of a local solve (which solver produced r), as kernels/local.pxd numbers them
+TAKEOFF, STICK, SLIDE, PROJECTION, FAILED, QUARTIC, NEWTON = range(7)
+NCODES = 7
+CODE_NAMES = ("takeoff", "stick", "slide", "projection", "failed", "quartic", "newton")
+# the local solvers a Gauss-Seidel sweep can use; the index is the kernels' METHOD_* number
+LOCAL_SOLVERS = ("auto", "projection", "quartic", "newton")
+
+
+def _norm(x, y):
+    """sqrt(x^2 + y^2) as the kernels compute it (not math.hypot, which avoids underflow)."""
+    return math.sqrt(x * x + y * y)
 
 
 def project_cone(z, mu):
     zn, nt = z[0], math.sqrt(z[1] * z[1] + z[2] * z[2])
-    if nt <= mu * zn:
+    if nt <= mu * zn and zn > 0.0:
         return np.array([zn, z[1], z[2]])
     if mu * nt <= -zn:
         return np.zeros(3)
     rn = (zn + mu * nt) / (1.0 + mu * mu)
+    if rn <= 0.0:                                   # underflow: the apex
+        return np.zeros(3)
     s = mu * rn / nt
     return np.array([rn, s * z[1], s * z[2]])
 
 
 def natural_map(r, u, mu):
-    ut = math.hypot(u[1], u[2])
+    ut = _norm(u[1], u[2])
     z = np.array([r[0] - (u[0] + mu * ut), r[1] - u[1], r[2] - u[2]])
     return float(np.linalg.norm(np.asarray(r) - project_cone(z, mu)))
 
@@ -99,45 +109,278 @@ def _project_iterate(W, b, mu, r, tol=1e-14, maxit=2000):
     r = project_cone(r, mu)
     for _ in range(maxit):
         u = W @ r + b
-        ut = math.hypot(u[1], u[2])
+        ut = _norm(u[1], u[2])
         p = project_cone(r - rho * np.array([u[0] + mu * ut, u[1], u[2]]), mu)
         d, nr = np.abs(p - r).sum(), np.abs(p).sum()
         r = p
         if d <= tol * nr:
-            return r, FALLBACK
+            return r, PROJECTION
     return r, FAILED
 
 
-def local_enumerate(W, b, mu, r0=None):
-    """Take-off, stick, slide (direction fixed point, then angle scan), projection fallback."""
-    W, b = np.asarray(W, float), np.asarray(b, float)
-    r = np.zeros(3) if r0 is None else np.asarray(r0, float).copy()
+def _takeoff_stick(W, b, mu):
+    """(r, TAKEOFF or STICK) when one of them solves the problem, else (None, rs) with rs the
+    stick reaction -W^-1 b (zero when W is singular)."""
     if b[0] >= 0.0:
         return np.zeros(3), TAKEOFF
-    W_flat = W.reshape(-1)
-    det_scale = abs(W[0, 0]) + abs(W[1, 1]) + abs(W[2, 2])
-    rs = None
-    if abs(np.linalg.det(W)) > 1e-14 * det_scale ** 3:
-        rs = np.linalg.solve(W, -b)
-        if rs[0] > 0.0 and math.hypot(rs[1], rs[2]) <= mu * rs[0] * (1.0 + 1e-14):
-            return rs, STICK
-    if mu == 0.0 and W_flat[0] > 0.0:
+    rs = _stick_reaction(W, b)
+    if rs is None:
+        return None, np.zeros(3)
+    if rs[0] > 0.0 and _norm(rs[1], rs[2]) <= mu * rs[0] * (1.0 + 1e-14):
+        return rs, STICK
+    return None, rs
+
+
+def _stick_reaction(W, b):
+    """-W^-1 b by cofactors (cone.pxd's solve3, operation for operation); None when W is
+    singular to round-off."""
+    W = [float(x) for x in np.asarray(W).reshape(-1)]
+    mb = [-float(b[0]), -float(b[1]), -float(b[2])]
+    c00 = W[4] * W[8] - W[5] * W[7]
+    c01 = W[5] * W[6] - W[3] * W[8]
+    c02 = W[3] * W[7] - W[4] * W[6]
+    det = W[0] * c00 + W[1] * c01 + W[2] * c02
+    scale = abs(W[0]) + abs(W[4]) + abs(W[8])
+    if abs(det) <= 1e-14 * scale * scale * scale:
+        return None
+    inv = 1.0 / det
+    return np.array([
+        (c00 * mb[0] + (W[2] * W[7] - W[1] * W[8]) * mb[1] + (W[1] * W[5] - W[2] * W[4]) * mb[2])
+        * inv,
+        (c01 * mb[0] + (W[0] * W[8] - W[2] * W[6]) * mb[1] + (W[2] * W[3] - W[0] * W[5]) * mb[2])
+        * inv,
+        (c02 * mb[0] + (W[1] * W[6] - W[0] * W[7]) * mb[1] + (W[0] * W[4] - W[1] * W[3]) * mb[2])
+        * inv])
+
+
+def ac_phi(W, b, mu, rhon, rhot, r, jacobian=True):
+    """Alart-Curnier's Phi(r) for u = W r + b, |Phi|^2 and (if asked) J = A + B W."""
+    u = W @ r + b
+    sn = r[0] - rhon * u[0]
+    pos = sn > 0.0
+    phi = np.empty(3)
+    phi[0] = rhon * u[0] if pos else r[0]
+    radius = mu * sn if pos else 0.0
+    z = r[1:] - rhot * u[1:]
+    nz = _norm(z[0], z[1])
+    slide = nz > radius
+    scale = radius / nz if slide else 1.0
+    phi[1:] = r[1:] - scale * z
+    f = float(phi @ phi)
+    if not jacobian:
+        return phi, f, None
+    h = z / nz if nz > 0.0 else np.zeros(2)
+    P = scale * (np.eye(2) - np.outer(h, h)) if slide else np.eye(2)
+    dn = mu * h if (slide and pos) else np.zeros(2)
+    A = np.zeros((3, 3))
+    Bm = np.zeros((3, 3))
+    A[0, 0] = 0.0 if pos else 1.0
+    Bm[0, 0] = rhon if pos else 0.0
+    A[1:, 0] = -dn
+    A[1:, 1:] = np.eye(2) - P
+    Bm[1:, 0] = rhon * dn
+    Bm[1:, 1:] = rhot * P
+    return phi, f, A + Bm @ W
+
+
+def local_newton(W, b, mu, r, maxit=50):
+    """Twin of local.pxd's local_newton: (r, NEWTON or FAILED)."""
+    if W[0, 0] <= 0.0 or W[1, 1] + W[2, 2] <= 0.0:
+        return r, FAILED
+    rhon, rhot = 1.0 / W[0, 0], 2.0 / (W[1, 1] + W[2, 2])
+    r = project_cone(r, mu)
+    scale = float(np.abs(b).sum())
+    phi, f, J = ac_phi(W, b, mu, rhon, rhot, r)
+    for _ in range(maxit):
+        if f <= (1e-16 * (scale + np.abs(r).sum())) ** 2:
+            break
+        d = _stick_reaction(J, phi)                # -J^-1 phi
+        if d is None:
+            break
+        t = 1.0
+        for _ in range(40):
+            rt = r + t * d
+            if ac_phi(W, b, mu, rhon, rhot, rt, False)[1] <= (1.0 - 2e-4 * t) * f:
+                break
+            t *= 0.5
+        else:
+            break
+        r = rt
+        phi, f, J = ac_phi(W, b, mu, rhon, rhot, r)
+    r = project_cone(r, mu)
+    ok = natural_map(r, W @ r + b, mu) <= 1e-10 * (scale + np.abs(r).sum())
+    return r, (NEWTON if ok else FAILED)
+
+
+def poly_real_roots(a):
+    """Twin of quartic.pxd's poly_real_roots: real roots of sum a[i] x^i, ascending."""
+    a = [float(x) for x in a]
+    big = max(abs(x) for x in a)
+    if big == 0.0:
+        return []
+    deg = len(a) - 1
+    while deg > 0 and abs(a[deg]) <= 1e-14 * big:
+        deg -= 1
+    a = a[:deg + 1]
+    if deg == 0:
+        return []
+    if deg == 1:
+        return [-a[0] / a[1]]
+    if deg == 2:
+        disc = a[1] * a[1] - 4.0 * a[2] * a[0]
+        if disc < 0.0:
+            return []
+        q = -0.5 * (a[1] + (math.sqrt(disc) if a[1] >= 0.0 else -math.sqrt(disc)))
+        if q == 0.0:
+            return [0.0]
+        return sorted([q / a[2], a[0] / q])
+    crit = poly_real_roots([(i + 1) * a[i + 1] for i in range(deg)])
+    bound = 1.0 + max(abs(a[i] / a[deg]) for i in range(deg))
+    ends = [-bound] + [min(max(c, -bound), bound) for c in crit] + [bound]
+    tol = 1e-13 * big
+    roots = []
+    for j in range(len(ends) - 1):
+        lo, hi = ends[j], ends[j + 1]
+        flo, fhi = _horner(a, lo), _horner(a, hi)
+        if j > 0 and abs(flo) <= tol * (1.0 + abs(lo) ** deg):
+            x = lo
+        elif (flo < 0.0) != (fhi < 0.0) and hi > lo:
+            x = _bisect(a, lo, hi)
+        else:
+            continue
+        if not roots or x > roots[-1]:
+            roots.append(x)
+    return roots
+
+
+def _horner(a, x):
+    p = a[-1]
+    for c in reversed(a[:-1]):
+        p = p * x + c
+    return p
+
+
+def _bisect(a, lo, hi):
+    flo = _horner(a, lo)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        fm = _horner(a, mid)
+        if fm == 0.0:
+            return mid
+        if (fm < 0.0) == (flo < 0.0):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def slide_trig(W, b, mu):
+    """(A, B, C, D', E) of seed 004 eq. 12.15 (see kernels/quartic.pxd)."""
+    return (mu * (b[2] * W[0, 1] - b[0] * W[2, 1]), mu * (b[0] * W[1, 2] - b[1] * W[0, 2]),
+            mu * (b[2] * W[0, 2] - b[1] * W[0, 1] - b[0] * (W[2, 2] - W[1, 1])),
+            b[0] * W[1, 0] - b[1] * W[0, 0], b[2] * W[0, 0] - b[0] * W[2, 0])
+
+
+def slide_quartic(W, b, mu):
+    """Twin of quartic.pxd's slide_quartic: the admissible slide reaction or None."""
+    A, B, C, D, E = slide_trig(W, b, mu)
+    P = [A + E, 2.0 * (C + D), 4.0 * B - 2.0 * A, 2.0 * (D - C), A - E]
+    ths = [2.0 * math.atan(t) for t in poly_real_roots(P)] + [math.pi]
+    best, out = -1.0, None
+    for th in ths:
+        for _ in range(3):
+            c, s = math.cos(th), math.sin(th)
+            f = A * c * c + B * s * s + C * s * c + D * s + E * c
+            df = 2.0 * (B - A) * s * c + C * (c * c - s * s) + D * c - E * s
+            if df == 0.0 or f == 0.0:
+                break
+            th -= f / df
+        c, s = math.cos(th), math.sin(th)
+        den = W[0, 0] + mu * (W[0, 1] * c + W[0, 2] * s)
+        if den <= 0.0:
+            continue
+        rn = -b[0] / den
+        if rn <= 0.0:
+            continue
+        r = np.array([rn, mu * rn * c, mu * rn * s])
+        u = W @ r + b
+        if c * u[1] + s * u[2] > 0.0:
+            continue
+        res = natural_map(r, u, mu)
+        if best < 0.0 or res < best:
+            best, out = res, r
+    if out is None or best > 1e-10 * (np.abs(b).sum() + np.abs(out).sum()):
+        return None
+    return out
+
+
+def _last_resort(W, b, mu, r, quartic_first):
+    """Twin of local.pxd's last_resort."""
+    if quartic_first:
+        out = slide_quartic(W, b, mu)
+        if out is not None:
+            return out, QUARTIC
+    out, code = local_newton(W, b, mu, r.copy())
+    if code == NEWTON:
+        return out, code
+    rs = _stick_reaction(W, b)
+    if rs is not None:
+        out, code = local_newton(W, b, mu, rs)
+        if code == NEWTON:
+            return out, code
+    if not quartic_first:
+        out = slide_quartic(W, b, mu)
+        if out is not None:
+            return out, QUARTIC
+    return _project_iterate(W, b, mu, r)
+
+
+def local_enumerate(W, b, mu, r0=None):
+    """Take-off, stick, slide (direction fixed point, then angle scan), then the chain."""
+    W, b = np.asarray(W, float), np.asarray(b, float)
+    r = np.zeros(3) if r0 is None else np.asarray(r0, float).copy()
+    out, rs = _takeoff_stick(W, b, mu)
+    if out is not None:
+        return out, rs
+    if mu == 0.0 and W[0, 0] > 0.0:
         return np.array([-b[0] / W[0, 0], 0.0, 0.0]), SLIDE
-    nt = math.hypot(rs[1], rs[2]) if rs is not None else 0.0
+    nt = _norm(rs[1], rs[2])
     if nt > 0.0:
         c0, s0 = -rs[1] / nt, -rs[2] / nt
     else:
-        nt = math.hypot(b[1], b[2])
+        nt = _norm(b[1], b[2])
         c0, s0 = (b[1] / nt, b[2] / nt) if nt > 0.0 else (1.0, 0.0)
     out = _slide_direction(W, b, mu, c0, s0)
     if out is None:
         out = _slide_scan(W, b, mu, c0, s0)
     if out is not None:
         return out, SLIDE
-    return _project_iterate(W, b, mu, r)
+    return _last_resort(W, b, mu, r, True)
 
 
-def gauss_seidel_sweep(indptr, indices, blocks, diag, B, mu, R, order, omega, counts):
+def local_solve(W, b, mu, r0=None, method=0):
+    """Twin of local.pxd's local_solve: local solver LOCAL_SOLVERS[method], warm from r0."""
+    W, b = np.asarray(W, float), np.asarray(b, float)
+    r = np.zeros(3) if r0 is None else np.asarray(r0, float).copy()
+    if method == 0:
+        return local_enumerate(W, b, mu, r)
+    if method == 1:
+        return _project_iterate(W, b, mu, r)
+    if method == 2:
+        out, rs = _takeoff_stick(W, b, mu)
+        if out is not None:
+            return out, rs
+        if mu == 0.0 and W[0, 0] > 0.0:
+            return np.array([-b[0] / W[0, 0], 0.0, 0.0]), QUARTIC
+        return _last_resort(W, b, mu, r, True)
+    if b[0] >= 0.0:
+        return np.zeros(3), TAKEOFF
+    return _last_resort(W, b, mu, r, False)
+
+
+def gauss_seidel_sweep(indptr, indices, blocks, diag, B, mu, R, order, omega, counts, method=0):
     dmax = rmax = 0.0
     for a in order:
         b = B[a].copy()
@@ -145,7 +388,7 @@ def gauss_seidel_sweep(indptr, indices, blocks, diag, B, mu, R, order, omega, co
             c = indices[k]
             if c != a:
                 b += blocks[k] @ R[c]
-        r, code = local_enumerate(blocks[diag[a]], b, mu[a], R[a])
+        r, code = local_solve(blocks[diag[a]], b, mu[a], R[a], method)
         counts[code] += 1
         if omega != 1.0:
             r = (1.0 - omega) * R[a] + omega * r
@@ -175,7 +418,7 @@ def project_rows(R, U, mu):
     rn = (zn + mu * nt) / (1.0 + mu * mu)
     s = np.where(nt > 0, mu * rn / np.where(nt > 0, nt, 1.0), 0.0)
     P = np.stack([rn, s * z[:, 1], s * z[:, 2]], axis=1)
-    inside = nt <= mu * zn
+    inside = (nt <= mu * zn) & (zn > 0)
     P[inside] = z[inside]
     P[mu * nt <= -zn] = 0.0
     return P
@@ -190,7 +433,8 @@ def residual_from_velocity(R, U, B, mu):
     return err / den if den > 0 else err
 
 
-def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, mu, R, du, order, omega, counts):
+def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, mu, R, du, order, omega, counts,
+                            method=0):
     """Twin of kernels/body_sweep.pyx: U_a = B_a + sum_e H_e du_body(e), du = M^-1 H^T R."""
     dmax = rmax = 0.0
     for a in order:
@@ -198,7 +442,7 @@ def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, mu, R, du, order,
         b = B[a] - W @ R[a]
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
             b = b + H[e] @ du[inc_body[e]]
-        r, code = local_enumerate(W, b, mu[a], R[a])
+        r, code = local_solve(W, b, mu[a], R[a], method)
         counts[code] += 1
         if omega != 1.0:
             r = (1.0 - omega) * R[a] + omega * r
