@@ -1,4 +1,5 @@
-"""Command line: `parsolve run model.py`, `parsolve info FILE`, `parsolve plot FILE`.
+"""Command line: `parsolve run model.py`, `parsolve info FILE`, `parsolve plot FILE`,
+`parsolve fclib solve|info FILE` (FCLIB local problems).
 
 `parsolve run` executes the model script (as `python model.py` would, with `__name__ ==
 "__main__"`), also under `mpirun -n P`. Exit codes:
@@ -30,7 +31,22 @@ def main(argv=None):
                      help="wall-clock seconds between checkpoints")
     run.add_argument("--checkpoint-keep", type=int, metavar="K", help="how many to keep (3)")
     run.add_argument("--checkpoint-dir", metavar="DIR", help="where (./checkpoints)")
+    run.add_argument("--fclib-step", type=int, metavar="N",
+                     help="export the contact problem of step N as an FCLIB file (one rank)")
+    run.add_argument("--fclib-out", metavar="FILE", help="where (default: stepN.fclib.h5)")
     run.epilog = "Arguments after `--` (or unknown to parsolve) are passed to the script."
+    fc = sub.add_parser("fclib", help="solve or describe an FCLIB local problem")
+    fcs = fc.add_subparsers(dest="fclib_command", required=True)
+    solve = fcs.add_parser("solve", help="solve it; print one JSON line")
+    solve.add_argument("file")
+    solve.add_argument("--solver", default="gs", help="gs, newton or hybrid")
+    solve.add_argument("--local", default="auto", help="projection, quartic, newton or auto")
+    solve.add_argument("--tol", type=float, default=1e-8)
+    solve.add_argument("--max-iter", type=int, default=1000)
+    solve.add_argument("--omega", type=float, default=1.0)
+    solve.add_argument("--out", help="write /solution/r and /solution/u here")
+    finfo = fcs.add_parser("info", help="sizes, non-zeros, friction range")
+    finfo.add_argument("file")
     info = sub.add_parser("info", help="say what a results or checkpoint file holds")
     info.add_argument("file")
     plot = sub.add_parser("plot", help="PNG plots of a results file's history")
@@ -43,6 +59,8 @@ def main(argv=None):
         return _run(ns)
     if ns.command == "info":
         return _guard(lambda: print(describe(ns.file)))
+    if ns.command == "fclib":
+        return _guard(lambda: _fclib(ns))
     if ns.command == "plot":
         from .io.plot import plot_history
 
@@ -54,8 +72,10 @@ def _run(ns):
     if not os.path.isfile(ns.script):
         print(f"parsolve: error: no model script {ns.script!r}", file=sys.stderr)
         return EXIT_INPUT
+    if ns.fclib_step is not None and ns.fclib_out is None:
+        ns.fclib_out = f"step{ns.fclib_step}.fclib.h5"
     for opt in ("output", "restart", "checkpoint_every", "checkpoint_seconds", "checkpoint_keep",
-                "checkpoint_dir"):
+                "checkpoint_dir", "fclib_step", "fclib_out"):
         value = getattr(ns, opt)
         if value is not None:
             os.environ[f"PARSOLVE_{opt.upper()}"] = str(value)
@@ -96,6 +116,34 @@ def _guard(fn):
             MPI.COMM_WORLD.Abort(1)
         return 1
     return 0
+
+
+def _fclib(ns):
+    """`parsolve fclib solve|info FILE`."""
+    import json
+
+    from .io import fclib
+
+    problem = fclib.read(ns.file)
+    if ns.fclib_command == "info":
+        print(f"{ns.file}: FCLIB local problem, {problem.n} contacts, W {3 * problem.n} x "
+              f"{3 * problem.n} with {len(problem.blocks)} blocks of 3 x 3, mu in "
+              f"[{problem.mu.min() if problem.n else 0:g}, "
+              f"{problem.mu.max() if problem.n else 0:g}]"
+              + (f"\n  {problem.title}" if problem.title else "")
+              + (f"\n  {problem.description}" if problem.description else ""))
+        return
+    R, U, report = fclib.solve(problem, ns.solver, ns.local, ns.tol, ns.max_iter, ns.omega)
+    if ns.out:
+        fclib.write_solution(ns.out, R, U)
+    record = {"contacts": problem.n, "solver": ns.solver,
+              "local": ns.local if ns.solver in ("gs", "hybrid") else None,
+              "iterations": int(report.iterations), "residual": float(report.residual),
+              "seconds": float(report.seconds), "converged": bool(report.converged)}
+    for extra in ("ksp_iterations", "stages"):
+        if hasattr(report, extra):
+            record[extra] = getattr(report, extra)
+    print(json.dumps(record), flush=True)
 
 
 def describe(path):

@@ -124,6 +124,11 @@ class Simulation:
         self.phase = dict.fromkeys(PHASES, 0.0)
         # called as hook(simulation, local_dynamics) after each assembly (e.g. FCLIB export)
         self.local_dynamics_hook = None
+        if env("PARSOLVE_FCLIB_STEP"):                  # parsolve run --fclib-step N
+            from .io.fclib import export_step
+
+            with self.comm.collective():
+                export_step(self, env("PARSOLVE_FCLIB_OUT"), env("PARSOLVE_FCLIB_STEP"))
 
     # -- one step ----------------------------------------------------------------------------
     @property
