@@ -28,21 +28,28 @@ cdef inline double poly_eval(const double* a, int deg, double x) noexcept nogil:
 
 
 cdef inline double poly_bisect(const double* a, int deg, double lo, double hi) noexcept nogil:
-    """The root of a in [lo, hi] where a changes sign, to full precision."""
-    cdef double flo = poly_eval(a, deg, lo), mid, fm
-    cdef int it
-    for it in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        fm = poly_eval(a, deg, mid)
-        if fm == 0.0:
-            return mid
-        if (fm < 0.0) == (flo < 0.0):
-            lo = mid; flo = fm
+    """The root of a in [lo, hi] where a changes sign: Newton steps kept inside the bracket,
+    bisection when a step would leave it, to full precision."""
+    cdef double flo = poly_eval(a, deg, lo), x = 0.5 * (lo + hi), f, df, xn
+    cdef int it, i
+    for it in range(100):
+        f = a[deg]; df = 0.0
+        for i in range(deg - 1, -1, -1):
+            df = df * x + f
+            f = f * x + a[i]
+        if f == 0.0:
+            return x
+        if (f < 0.0) == (flo < 0.0):
+            lo = x; flo = f
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = x
+        xn = x - f / df if df != 0.0 else 0.5 * (lo + hi)
+        if not (lo < xn < hi):
+            xn = 0.5 * (lo + hi)
+        if fabs(xn - x) <= 1e-15 * fabs(x) or hi - lo <= 1e-15 * (fabs(lo) + fabs(hi)):
+            return xn
+        x = xn
+    return x
 
 
 cdef inline int poly_real_roots(const double* a, int deg, double* roots) noexcept nogil:

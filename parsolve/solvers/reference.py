@@ -261,19 +261,27 @@ def _horner(a, x):
 
 
 def _bisect(a, lo, hi):
+    """Twin of quartic.pxd's poly_bisect: bracketed Newton, bisection as the safeguard."""
     flo = _horner(a, lo)
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        fm = _horner(a, mid)
-        if fm == 0.0:
-            return mid
-        if (fm < 0.0) == (flo < 0.0):
-            lo, flo = mid, fm
+    x = 0.5 * (lo + hi)
+    for _ in range(100):
+        f, df = a[-1], 0.0
+        for c in reversed(a[:-1]):
+            df = df * x + f
+            f = f * x + c
+        if f == 0.0:
+            return x
+        if (f < 0.0) == (flo < 0.0):
+            lo, flo = x, f
         else:
-            hi = mid
-    return 0.5 * (lo + hi)
+            hi = x
+        xn = x - f / df if df != 0.0 else 0.5 * (lo + hi)
+        if not lo < xn < hi:
+            xn = 0.5 * (lo + hi)
+        if abs(xn - x) <= 1e-15 * abs(x) or hi - lo <= 1e-15 * (abs(lo) + abs(hi)):
+            return xn
+        x = xn
+    return x
 
 
 def slide_trig(W, b, mu):
