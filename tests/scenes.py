@@ -31,3 +31,21 @@ def lattice(n, r, spacing, lo, per_row):
     k = np.arange(n)
     return np.asarray(lo) + spacing * np.stack(
         [k % per_row, (k // per_row) % per_row, k // (per_row * per_row)], axis=1) + r
+
+
+def spheres_in_box(n, seed, gravity, friction, restitution, wall_friction, wall_restitution,
+                   box, dz, radii, speed, spin=0.0):
+    """n spheres on a lattice of 15 x 4 x ... sites in a closed box, thrown with random
+    velocities: across the slabs of a partition along x (the MPI tests' scenes)."""
+    rng = np.random.default_rng(seed)
+    m = ps.Model(gravity=gravity)
+    m.surface("g", "g", friction=friction, restitution=restitution)
+    m.surface("g", "w", friction=wall_friction, restitution=wall_restitution)
+    m.box_walls((0, 0, 0), box, "w", top=True)
+    k = np.arange(n)
+    x = np.stack([0.012 + 0.025 * (k % 15), 0.012 + 0.025 * ((k // 15) % 4),
+                  dz[0] + dz[1] * (k // 60)], axis=1)
+    r = rng.uniform(*radii, n) if np.ndim(radii) else radii
+    m.spheres(x, r, "g", density=1000, velocities=rng.normal(0, speed, (n, 3)),
+              angular_velocities=rng.normal(0, spin, (n, 3)) if spin else None)
+    return m

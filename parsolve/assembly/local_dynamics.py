@@ -8,8 +8,8 @@ operator of the residual check, the FCLIB export and the global Newton.
 """
 import numpy as np
 
-from .operators import (apply_H, apply_HT, delassus, diagonal_blocks, incidences,
-                        inverse_mass_HT)
+from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks,
+                        incidences, inverse_mass_HT)
 from .petsc_delassus import delassus_matrix
 
 
@@ -69,10 +69,7 @@ class LocalDynamics:
         return self.B_free + self.matvec(R)
 
     def matvec(self, R):
-        out = np.zeros((self.n, 3))
-        rows = np.repeat(np.arange(self.n), np.diff(self.indptr))
-        np.add.at(out, rows, np.einsum("kij,kj->ki", self.blocks, R[self.indices]))
-        return out
+        return block_matvec(self.indptr, self.indices, self.blocks, R)
 
     def petsc(self):
         """W as a PETSc BAIJ matrix (block size 3) on the run's communicator."""

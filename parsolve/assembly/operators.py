@@ -82,3 +82,12 @@ def delassus(con, body, H, K, body_gid, nc):
     indptr = np.cumsum(indptr)
     diag = np.nonzero(brow == bcol)[0]
     return indptr, bcol.astype(np.int64), np.ascontiguousarray(blocks), diag.astype(np.int64)
+
+
+def block_matvec(indptr, indices, blocks, R):
+    """W R for W in block CSR (3 x 3 blocks) and R (n, 3)."""
+    n = len(indptr) - 1
+    out = np.zeros((n, 3))
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    np.add.at(out, rows, np.einsum("kij,kj->ki", blocks, R[indices]))
+    return out

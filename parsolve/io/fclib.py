@@ -43,10 +43,9 @@ class LocalProblem:
 
     def matvec(self, R):
         """W R for R (n, 3)."""
-        out = np.zeros((self.n, 3))
-        rows = np.repeat(np.arange(self.n), np.diff(self.indptr))
-        np.add.at(out, rows, np.einsum("kij,kj->ki", self.blocks, R[self.indices]))
-        return out
+        from ..assembly.operators import block_matvec
+
+        return block_matvec(self.indptr, self.indices, self.blocks, R)
 
     def scalar_triplets(self):
         """W's entries as (rows, cols, values), row-major within blocks."""

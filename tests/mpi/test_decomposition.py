@@ -8,6 +8,7 @@ from mpi4py import MPI
 import parsolve as ps
 from parsolve.parallel import Comm
 from parsolve.simulation import Simulation
+from scenes import spheres_in_box
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
@@ -16,17 +17,8 @@ WORLD = MPI.COMM_WORLD
 def flow(n=360, seed=11):
     """A granular flow: spheres thrown about in a closed box under tilted gravity, so that
     they cross the slab boundaries many times and collide across them."""
-    rng = np.random.default_rng(seed)
-    m = ps.Model(gravity=(3.0, 0.0, -9.81))
-    m.surface("g", "g", friction=0.4, restitution=0.3)
-    m.surface("g", "w", friction=0.3, restitution=0.5)
-    m.box_walls((0, 0, 0), (0.4, 0.12, 0.3), "w", top=True)
-    k = np.arange(n)
-    x = np.stack([0.012 + 0.025 * (k % 15), 0.012 + 0.025 * ((k // 15) % 4),
-                  0.012 + 0.025 * (k // 60)], axis=1)
-    m.spheres(x, rng.uniform(0.008, 0.01, n), "g", density=1000,
-              velocities=rng.normal(0, 1.0, (n, 3)), angular_velocities=rng.normal(0, 5, (n, 3)))
-    return m
+    return spheres_in_box(n, seed, (3.0, 0.0, -9.81), 0.4, 0.3, 0.3, 0.5, (0.4, 0.12, 0.3),
+                          (0.012, 0.025), (0.008, 0.01), 1.0, spin=5.0)
 
 
 def run(comm, steps, repartition_at=()):

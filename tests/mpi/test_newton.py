@@ -8,6 +8,7 @@ from mpi4py import MPI
 import parsolve as ps
 from parsolve.parallel import Comm
 from parsolve.simulation import Simulation
+from scenes import spheres_in_box
 from parsolve.solvers.newton import Hybrid, SemismoothNewton
 
 pytestmark = pytest.mark.mpi(min_size=2)
@@ -17,16 +18,8 @@ TOL = 1e-11
 
 def pile(n=120, seed=5):
     """Spheres dropped in a box spread along x (across the slabs), settling into contact."""
-    rng = np.random.default_rng(seed)
-    m = ps.Model(gravity=(1.0, 0.0, -9.81))
-    m.surface("g", "g", friction=0.8, restitution=0.0)
-    m.surface("g", "w", friction=0.5, restitution=0.0)
-    m.box_walls((0, 0, 0), (0.4, 0.1, 0.3), "w", top=True)
-    k = np.arange(n)
-    x = np.stack([0.012 + 0.025 * (k % 15), 0.012 + 0.025 * ((k // 15) % 4),
-                  0.011 + 0.021 * (k // 60)], axis=1)
-    m.spheres(x, 0.01, "g", density=1000, velocities=rng.normal(0, 0.2, (n, 3)))
-    return m
+    return spheres_in_box(n, seed, (1.0, 0.0, -9.81), 0.8, 0.0, 0.5, 0.0, (0.4, 0.1, 0.3),
+                          (0.011, 0.021), 0.01, 0.2)
 
 
 def run(comm, solver, steps=40):
