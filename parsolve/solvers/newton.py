@@ -403,7 +403,7 @@ class Hybrid:
     def solve(self, indptr, indices, blocks, diag, B, mu, R):
         """As GaussSeidel.solve (serial block CSR rows, R warm start, in place)."""
         return self._run(lambda: self.gs.solve(indptr, indices, blocks, diag, B, mu, R),
-                         lambda: self.newton.solve(indptr, indices, blocks, diag, B, mu, R))
+                         lambda: self.newton.solve(indptr, indices, blocks, diag, B, mu, R), R)
 
     def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None, domain=None,
                       held=None):
@@ -416,9 +416,13 @@ class Hybrid:
             du[:] = 0.0
             return self.newton.solve_coupled(ld, R, du, colours, exchange, sums, domain, held)
 
-        return self._run(gs, newton)
+        return self._run(gs, newton, R)
 
-    def _run(self, gs, newton):
+    def _run(self, gs, newton, R):
+        """Gauss-Seidel windows; Newton when they stall. A Newton stage that ends above the
+        residual it started from is undone (R restored), so the hybrid is never worse than
+        Gauss-Seidel; after `rounds` Newton stages Gauss-Seidel spends the rest of the budget.
+        The last stage is always Gauss-Seidel unless Newton converged (du stays consistent)."""
         t0 = time.perf_counter()
         stages, local = [], {}
         sweeps = 0
@@ -432,19 +436,24 @@ class Hybrid:
                 its += r.iterations
                 for k, c in r.local.items():
                     local[k] = local.get(k, 0) + c
-                if r.converged or (last is not None and r.residual > self.stall * last):
+                if r.converged or (rounds < self.rounds and last is not None
+                                   and r.residual > self.stall * last):
                     break
                 last = r.residual
             stages.append(("gs", its))
-            if r.converged or rounds == self.rounds:
+            if r.converged or rounds == self.rounds or sweeps >= self.max_iter:
                 break
             rounds += 1
+            saved, before = R.copy(), r
             r = newton()
             stages.append(("newton", r.iterations, r.ksp_iterations))
             for k, c in r.local.items():
                 local[k] = local.get(k, 0) + c
-            if r.converged or sweeps >= self.max_iter:
+            if r.converged:
                 break
+            if r.residual > before.residual:             # undo a Newton stage that failed
+                R[:] = saved
+                r = before
         report = SolveReport(self.name, iterations=sum(s[1] for s in stages),
                              residual=r.residual, converged=r.converged,
                              seconds=time.perf_counter() - t0, local=local)
