@@ -16,7 +16,7 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
     "cdivision": True,
 }
-MODULES = ["cone", "sweep", "body_sweep"]
+MODULES = ["cone", "sweep", "body_sweep", "newton"]
 
 extensions = [
     Extension(

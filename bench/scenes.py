@@ -26,3 +26,24 @@ def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0):
     model.box_walls((0.0, 0.0, 0.0), (hi[0] + 1e-12, hi[1] + 1e-12, hi[2] + 10 * r), "wall")
     model.spheres(centres, r, "grain", density=density)
     return model
+
+
+def poured_pile(n, mu, r=0.005, seed=7):
+    """n polydisperse glass beads (radii 0.9 r to r) rained from a jittered loose lattice into
+    a box about sqrt(n / 8) beads wide, to settle into a random pile (about 8 layers) under
+    plain gravity; restitution 0. Returns (model, step): step 5e-4 s, settled after ~500."""
+    rng = np.random.default_rng(seed)
+    side = max(6, int(round((n / 8) ** 0.5)))
+    spacing = 2.5 * r
+    k = np.arange(n)
+    centres = np.stack([r + spacing * (0.5 + k % side), r + spacing * (0.5 + (k // side) % side),
+                        2 * r + spacing * (k // (side * side))], axis=1)
+    centres += rng.uniform(-0.2, 0.2, (n, 3)) * r
+    model = ps.Model(gravity=(0.0, 0.0, -9.81))
+    model.surface("glass", "glass", friction=mu, restitution=0.0)
+    model.surface("glass", "steel", friction=mu, restitution=0.0)
+    width = side * spacing + 2 * r
+    model.box_walls((0.0, 0.0, 0.0), (width, width, centres[:, 2].max() + 4 * r), "steel")
+    model.spheres(centres, radii=r * rng.uniform(0.9, 1.0, n), density=2500.0,
+                  material="glass", velocities=rng.normal(0.0, 0.05, (n, 3)))
+    return model, 5e-4

@@ -107,6 +107,9 @@ def _guard(fn):
         return EXIT_INPUT
     except SystemExit:
         raise
+    except BrokenPipeError:          # `parsolve info FILE | head`: the reader left early
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except BaseException:
         import traceback
 

@@ -57,15 +57,19 @@ def test_box_slides_above_the_friction_angle(mu):
     assert abs(sim.bodies.x[0, 2] - 0.05) < 1e-6          # no sinking, no tipping
 
 
-def test_sphere_rolls_without_slipping_when_friction_suffices():
-    """A free sphere on an incline does not stick: it rolls with a = 5/7 g sin(theta) as long
-    as mu >= 2/7 tan(theta), its contact point at rest (v = w x r)."""
-    theta, mu, r = 0.3, 0.5, 0.05
+@pytest.mark.parametrize("k", [None, 2 / 3])
+def test_sphere_rolls_without_slipping_when_friction_suffices(k):
+    """A free sphere on an incline does not stick: it rolls with a = g sin(theta) / (1 + k),
+    J = k m r^2 (5/7 g sin(theta) for a solid ball, k = 2/5; 3/5 for a given shell's 2/3) as
+    long as mu >= k / (1 + k) tan(theta), its contact point at rest (v = w x r)."""
+    theta, mu, r, mass = 0.3, 0.5, 0.05, 0.5
     m = on_floor(gravity=tilted(theta), mu=mu)
-    m.sphere((0, 0, r), r, "body", density=1000)
+    m.sphere((0, 0, r), r, "body", mass=mass,
+             inertia=None if k is None else k * mass * r * r)
     sim = run(m, 1.0, 1e-3)
     a = 2 * sim.bodies.x[0, 0] / sim.time ** 2
-    assert abs(a - 5 / 7 * G * np.sin(theta)) / (5 / 7 * G * np.sin(theta)) < 0.005
+    expected = G * np.sin(theta) / (1 + (0.4 if k is None else k))
+    assert abs(a - expected) / expected < 0.005
     slip = sim.bodies.v[0] + np.cross(sim.bodies.w[0], [0, 0, -r])
     assert np.linalg.norm(slip) < 1e-8
 

@@ -35,6 +35,10 @@ def model():
     (lambda m: m.surface("a", "b", friction=0.1, restitution=-0.1), r"restitution"),
     (lambda m: m.half_space((0, 0, 0), (0, 0, 0), "floor"), r"normal: the zero vector"),
     (lambda m: m.sphere((0, 0, 1), 0.1, "a"), r"give exactly one of density and mass"),
+    (lambda m: m.sphere((0, 0, 1), 0.1, "a", mass=1.0, inertia=-1.0),
+     r"body 0: inertia must be a finite number > 0, got -1.0"),
+    (lambda m: m.box((0, 0, 1), (0.1, 0.1, 0.1), "a", mass=1.0, inertia=(1, np.nan, 1)),
+     r"body 0: inertia: not a finite number"),
     (lambda m: ps.Model(gravity=(0, 0, np.inf)), r"gravity: not a finite number"),
     (lambda m: m.box_walls((0, 0, 0), (1, -1, 1), "floor"), r"box_walls: upper"),
 ])

@@ -1,17 +1,24 @@
 """The global semismooth Newton and the hybrid solver (serial): Newton reaches 1e-10 where
 Gauss-Seidel stalls, both agree where both converge, a run with either is the Gauss-Seidel run,
-and bad options are refused."""
+and bad options are refused. Its kernels (kernels/newton.pyx) equal their Python twins, the
+exact sums equal the column-by-column ones bit for bit, and the Levenberg-Marquardt shift stays
+bounded however often Newton fails."""
+import math
 import time
+import warnings
 
 import numpy as np
 import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
+from parsolve.parallel.reduce import exact_sums
 from parsolve.simulation import Simulation
-from parsolve.solvers import make_solver
+from parsolve.solvers import kernels, make_solver, newton
+from parsolve.solvers import reference as ref
 from parsolve.solvers.newton import Hybrid, SemismoothNewton, alart_curnier
 from scenes import lattice, on_floor
+from test_local_solvers import block_problem
 
 
 def local_dynamics(model, steps):
@@ -67,6 +74,155 @@ def test_alart_curnier_jacobian_matches_finite_differences():
             fd = (alart_curnier(*args(E), mu, rn, rt, False)
                   - alart_curnier(*args(-E), mu, rn, rt, False)) / (2 * h)
             np.testing.assert_allclose(fd, D[:, :, j], atol=1e-6)
+
+
+def contact_states(n=1600, seed=1):
+    """(R, U, mu, rho_n, rho_t) over every case of Alart-Curnier's function, each in a slice:
+    mu = 0; s_N = r_N - rho_N u_N exactly 0 and negative (take-off); z_T = r_T - rho_T u_T
+    exactly 0; sticking (|z_T| <= mu s_N); taking off (r = 0, u_N > 0: on the law); the rest
+    random, mostly sliding."""
+    rng = np.random.default_rng(seed)
+    R, U = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    mu, rho_n, rho_t = rng.uniform(0.1, 1, n), rng.uniform(0.5, 2, n), rng.uniform(0.5, 2, n)
+    k = n // 8
+    mu[:k] = 0.0
+    rho_n[k:2 * k], U[k:2 * k, 0] = 1.0, R[k:2 * k, 0]                # s_N = 0
+    R[2 * k:3 * k, 0], U[2 * k:3 * k, 0] = -np.abs(R[2 * k:3 * k, 0]), np.abs(U[2 * k:3 * k, 0])
+    rho_t[3 * k:4 * k], U[3 * k:4 * k, 1:] = 1.0, R[3 * k:4 * k, 1:]  # z_T = 0, s_N > 0 or not
+    R[4 * k:5 * k, 1:] = U[4 * k:5 * k, 1:] = 0.0
+    R[5 * k:6 * k, 0], U[5 * k:6 * k, 0] = 5.0, -1.0                  # sticking
+    R[5 * k:6 * k, 1:] *= 1e-3
+    U[5 * k:6 * k, 1:] *= 1e-3
+    R[6 * k:7 * k], U[6 * k:7 * k, 0] = 0.0, np.abs(U[6 * k:7 * k, 0])  # taking off
+    return R, U, mu, rho_n, rho_t
+
+
+def test_contact_states_cover_every_case():
+    R, U, mu, rho_n, rho_t = contact_states()
+    sn = R[:, 0] - rho_n * U[:, 0]
+    nz = np.hypot(*(R[:, 1:] - rho_t[:, None] * U[:, 1:]).T)
+    stick = nz <= mu * np.maximum(sn, 0.0)
+    for case in (mu == 0, sn == 0, sn < 0, nz == 0, (nz == 0) & (sn > 0), stick & (nz > 0),
+                 ~stick & (sn > 0) & (mu > 0)):
+        assert case.sum() >= 50
+
+
+def test_alart_curnier_kernel_equals_its_twin():
+    R, U, mu, rho_n, rho_t = contact_states()
+    n = len(R)
+    Phi, A, B = np.full((n, 3), np.nan), np.full((n, 3, 3), np.nan), np.full((n, 3, 3), np.nan)
+    kernels.alart_curnier(R, U, mu, rho_n, rho_t, Phi, A, B)
+    for got, want in zip((Phi, A, B), ref.alart_curnier(R, U, mu, rho_n, rho_t)):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    alone = np.full((n, 3), np.nan)
+    kernels.alart_curnier(R, U, mu, rho_n, rho_t, alone)          # Phi without the Jacobian
+    np.testing.assert_allclose(alone, Phi, rtol=0, atol=1e-12)
+
+
+def test_newton_parts_kernel_equals_its_twin():
+    R, U, mu, rho_n, rho_t = contact_states()
+    q = np.random.default_rng(2).normal(size=R.shape)
+    got, want = np.full((len(R), 5), np.nan), np.full((len(R), 5), np.nan)
+    kernels.newton_parts(R, U, q, mu, rho_n, rho_t, got)
+    ref.newton_parts(R, U, q, mu, rho_n, rho_t, want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    on = got[:, 0] == 0.0                                         # on the law
+    assert on.sum() >= 50 and (got[on, 4] == 0.0).all() and (got[~on, 4] > 0.0).all()
+
+
+def test_slope_and_jacobian_kernels_equal_their_twins():
+    indptr, indices, blocks, diag, q, mu = block_problem(n=40)
+    n = len(q)
+    rng = np.random.default_rng(5)
+    R, U = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    Phi, A, B = ref.alart_curnier(R, U, mu, rng.uniform(0.5, 2, n), rng.uniform(0.5, 2, n))
+    d, Wd = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    got, want = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
+    kernels.slope_parts(Phi, A, B, d, Wd, got)
+    ref.slope_parts(Phi, A, B, d, Wd, want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert (got[:, 0] > 0).any() and (got[:, 1] > 0).any() and (got.min(axis=1) == 0).all()
+    got, want = np.full_like(blocks, np.nan), np.full_like(blocks, np.nan)
+    kernels.jacobian_blocks(indptr, blocks, diag, A, B, 0.3, got)
+    ref.jacobian_blocks(indptr, blocks, diag, A, B, 0.3, want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_projection_into_the_cones_equals_its_twin():
+    R, _, mu, _, _ = contact_states()
+    got, want = R.copy(), R.copy()
+    kernels.project_into_cones(got, mu)
+    ref.project_into_cones(want, mu)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert (np.hypot(got[:, 1], got[:, 2]) <= mu * got[:, 0] * (1 + 1e-12)).all()
+
+
+def exact_sums_by_column(columns):
+    """exact_sums (serial) as it was, column by column: the bit-for-bit reference (except that
+    a column with an infinite term now sums to inf, not 0)."""
+    columns = np.asarray(columns, dtype=float)
+    if columns.ndim == 1:
+        columns = columns[:, None]
+    k = columns.shape[1]
+    gmax = columns.max(axis=0) if len(columns) else np.zeros(k)
+    n = len(columns)
+    out = np.zeros(k)
+    ints = np.zeros(k, dtype=np.int64)
+    shifts = np.zeros(k, dtype=np.int64)
+    for j in range(k):
+        if gmax[j] <= 0 or not np.isfinite(gmax[j]):
+            continue
+        e = math.frexp(gmax[j])[1]
+        s = 62 - int(math.ceil(math.log2(max(n, 1)))) - e
+        shifts[j] = s
+        ints[j] = int(np.floor(np.ldexp(columns[:, j], s)).astype(np.int64).sum())
+    for j in range(k):
+        out[j] = math.ldexp(float(ints[j]), -int(shifts[j])) if 0 < gmax[j] < np.inf else (
+            gmax[j] if not np.isfinite(gmax[j]) else 0.0)
+    return out
+
+
+def test_exact_sums_equal_the_column_by_column_sums_bit_for_bit():
+    rng = np.random.default_rng(7)
+    cases = [np.zeros((0, 3)), rng.random(1), rng.random(17), np.array([[2.0 ** -1074, 0.0]])]
+    for n in (1, 2, 3, 50, 1000, 4097):
+        for k in (1, 2, 5, 7):
+            # per column a scale from 1e-300 to 1e300 and terms spread over 30 decades
+            X = rng.random((n, k)) ** 20 * 10.0 ** rng.integers(-300, 300, k)
+            X[rng.random((n, k)) < 0.1] = 0.0
+            cases.append(X)
+    X = rng.random((40, 6))
+    X[:, 1] = 0.0                                   # nothing to sum
+    X[3, 2], X[5, 3] = np.nan, np.inf               # not finite: nan and inf
+    X[:, 4] = np.floor(X[:, 4] * 2 ** 20)           # integers
+    cases.append(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for X in cases:
+            got, want = exact_sums(X), exact_sums_by_column(X)
+            assert got.shape == want.shape and got.tobytes() == want.tobytes(), (X.shape, got, want)
+
+
+def test_the_levenberg_marquardt_shift_is_capped(monkeypatch):
+    """Every line search failing (as after many failures on a 23,000-contact pile), the shift
+    grew tenfold per try until it overflowed (inf * 0 in J's diagonal); it stops at the cap,
+    where one try per step is enough."""
+    indptr, indices, blocks, diag, q, mu = block_problem(n=12)
+    shifts = []
+    assemble = newton._Problem.assemble_jacobian
+    monkeypatch.setattr(newton._Problem, "assemble_jacobian",
+                        lambda self, A, B, shift: (shifts.append(shift),
+                                                   assemble(self, A, B, shift)))
+    monkeypatch.setattr(SemismoothNewton, "_search", lambda *args: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep = SemismoothNewton(tol=1e-300, max_iter=8).solve(indptr, indices, blocks, diag, q,
+                                                             mu, np.zeros_like(q))
+    assert rep.iterations == rep.fallbacks == 8
+    # three tries per step (0, 1e-4, 1e-3; 1e-2, ...) up to the cap, then one
+    assert newton._SHIFT_MAX == 1e6
+    assert shifts == pytest.approx([0.0] + [10.0 ** e for e in range(-4, 7)] + [1e6] * 4,
+                                   rel=1e-12)
 
 
 def test_newton_reaches_1e_10_on_a_box_stack_where_gauss_seidel_stalls(stack):

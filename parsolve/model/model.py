@@ -62,19 +62,23 @@ class Model:
 
     # -- bodies ------------------------------------------------------------------------------
     def sphere(self, center, radius, material, density=None, mass=None, velocity=(0, 0, 0),
-               angular_velocity=(0, 0, 0), id=None):
+               angular_velocity=(0, 0, 0), id=None, inertia=None):
         """One sphere; returns its id."""
         ids = None if id is None else [id]
         return int(self.spheres([center], radius, material, density, mass, [velocity],
-                                [angular_velocity], ids)[0])
+                                [angular_velocity], ids, inertia)[0])
 
     def spheres(self, centers, radii, material, density=None, mass=None, velocities=None,
-                angular_velocities=None, ids=None):
-        """Many spheres at once (arrays; radii, density or mass may be scalars). Returns ids."""
+                angular_velocities=None, ids=None, inertia=None):
+        """Many spheres at once (arrays; radii, density or mass may be scalars). Returns ids.
+
+        Mass comes from density (uniform ball) or is given; so is the moment of inertia
+        (default 2/5 m r^2; `inertia` gives it, scalar or one per sphere, e.g. a hollow shell's
+        2/3 m r^2)."""
         n = len(np.atleast_2d(centers))
         ids = self._ids(ids, n)
         self._chunks.append(self._sphere_chunk(ids, centers, radii, self.materials.index(
-            material), density, mass, velocities, angular_velocities))
+            material), density, mass, velocities, angular_velocities, inertia))
         return ids
 
     def sphere_generator(self, count, make, material, density=None, mass=None):
@@ -92,20 +96,25 @@ class Model:
         return range(int(ids[0]), int(ids[0]) + count)
 
     def _sphere_chunk(self, ids, centers, radii, material, density, mass, velocities,
-                      angular_velocities):
+                      angular_velocities, inertia=None):
         x = finite("spheres: centers", centers)
         n = len(ids)
         if x.ndim != 2 or x.shape != (n, 3):
             raise InputError(f"spheres: centers must be an ({n}, 3) array, got shape {x.shape}")
         r = self._per_body("radius", radii, n, ids)
         m = self._mass(density, mass, (4.0 / 3.0) * np.pi * r ** 3, n, ids)
-        inertia = np.repeat((0.4 * m * r * r)[:, None], 3, axis=1)
+        inertia = np.repeat((0.4 * m * r * r if inertia is None else
+                             self._per_body("inertia", inertia, n, ids))[:, None], 3, axis=1)
         return self._chunk(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
                            np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
 
     def box(self, center, half_extents, material, density=None, mass=None,
-            orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None):
-        """A cuboid with half extents (a, b, c) along its body axes; returns its id."""
+            orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None,
+            inertia=None):
+        """A cuboid with half extents (a, b, c) along its body axes; returns its id.
+
+        Mass from density (uniform solid) or given; principal moments of inertia about the
+        body axes m (b^2 + c^2) / 3, ... unless `inertia` (3 values) gives them."""
         ids = self._ids(None if id is None else [id], 1)
         half = positive(f"body {ids[0]}: half_extents", half_extents, (3,))[None, :]
         q = finite(f"body {ids[0]}: orientation", orientation, (4,))
@@ -114,8 +123,10 @@ class Model:
             raise InputError(f"body {ids[0]}: orientation quaternion is zero")
         m = self._mass(density, mass, 8.0 * np.prod(half, axis=1), 1, ids)
         a2 = half ** 2
-        inertia = (m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
-                                                  a2[:, 0] + a2[:, 1]], axis=1)
+        inertia = ((m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
+                                                   a2[:, 0] + a2[:, 1]], axis=1)
+                   if inertia is None else
+                   positive(f"body {ids[0]}: inertia", inertia, (3,))[None, :])
         self._chunks.append(self._chunk(
             ids, B.BOX, self.materials.index(material), np.linalg.norm(half, axis=1), half, m,
             inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],

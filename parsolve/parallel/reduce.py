@@ -18,32 +18,27 @@ def exact_sums(columns, comm=None):
     columns = np.asarray(columns, dtype=float)
     if columns.ndim == 1:
         columns = columns[:, None]
-    k = columns.shape[1]
-    local_max = columns.max(axis=0) if len(columns) else np.zeros(k)
-    n_local = len(columns)
+    n_local, k = columns.shape
+    terms = np.array(columns.T, order="C")     # (k, n): a column's terms contiguous, scaled here
+    local_max = terms.max(axis=1) if n_local else np.zeros(k)
     if comm is not None and comm.Get_size() > 1:
         gmax = np.empty(k)
         comm.Allreduce(local_max, gmax, op=MPI.MAX)
         n = comm.allreduce(n_local, op=MPI.SUM)
     else:
         gmax, n = local_max, n_local
-    out = np.zeros(k)
-    ints = np.zeros(k, dtype=np.int64)
-    shifts = np.zeros(k, dtype=np.int64)
-    for j in range(k):
-        if gmax[j] <= 0 or not np.isfinite(gmax[j]):
-            continue
-        # terms < 2^e; want n * 2^(e + s) <= 2^62
-        e = math.frexp(gmax[j])[1]
-        s = 62 - int(math.ceil(math.log2(max(n, 1)))) - e
-        shifts[j] = s
-        ints[j] = int(np.floor(np.ldexp(columns[:, j], s)).astype(np.int64).sum())
+    finite = np.isfinite(gmax)
+    if not finite.all():
+        terms[~finite] = 0.0          # not summed: such a column's sum is its nan or +inf
+    # terms < 2^e; want n * 2^(e + s) <= 2^62 (s is not used where gmax <= 0)
+    shifts = 62 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
+    np.ldexp(terms, shifts[:, None], out=terms)
+    ints = np.floor(terms, out=terms).sum(axis=1, dtype=np.int64)
     if comm is not None and comm.Get_size() > 1:
         total = np.empty_like(ints)
         comm.Allreduce(ints, total, op=MPI.SUM)
     else:
         total = ints
-    for j in range(k):
-        out[j] = math.ldexp(float(total[j]), -int(shifts[j])) if gmax[j] > 0 else (
-            gmax[j] if not np.isfinite(gmax[j]) else 0.0)
-    return out
+    out = np.ldexp(total.astype(float), -shifts)
+    summed = finite & (gmax > 0)
+    return out if summed.all() else np.where(summed, out, np.where(finite, 0.0, gmax))

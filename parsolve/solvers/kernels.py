@@ -12,6 +12,8 @@ try:
     from .._kernels.cone import local_solve, natural_map, project, quartic_slide, real_roots
     from .._kernels.sweep import delassus_residual, gauss_seidel_sweep
     from .._kernels.body_sweep import body_apply, body_gauss_seidel_sweep, body_residual
+    from .._kernels.newton import (alart_curnier, jacobian_blocks, newton_parts,
+                                   project_into_cones, slope_parts)
     COMPILED = True
 except ImportError as exc:
     if not _use_python:
@@ -27,8 +29,14 @@ except ImportError as exc:
     real_roots = reference.poly_real_roots
     natural_map = reference.natural_map
     project = reference.project_cone
+    alart_curnier = reference.alart_curnier_into
+    newton_parts = reference.newton_parts
+    slope_parts = reference.slope_parts
+    jacobian_blocks = reference.jacobian_blocks
+    project_into_cones = reference.project_into_cones
     COMPILED = False
 
 __all__ = ["gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
            "body_apply", "local_solve", "natural_map", "project", "quartic_slide", "real_roots",
+           "alart_curnier", "newton_parts", "slope_parts", "jacobian_blocks", "project_into_cones",
            "COMPILED"]

@@ -18,15 +18,17 @@ true one) to a relative tolerance eta chosen by Eisenstat and Walker's second ru
 an Armijo backtracking search on the merit 1/2 |Phi|^2 (monotone: a non-monotone reference let
 Newton cycle between active sets on settled piles). When the search fails, J is shifted by
 lambda I (Levenberg-Marquardt; W is singular where contacts outnumber the bodies' freedoms,
-e.g. four corner contacts per box face) and the step retried; lambda decays after successes.
-If three shifts fail, a few Gauss-Seidel sweeps are taken instead (the fallback). All decisions
-read sums that are exact over ranks, so every rank takes the same branches.
+e.g. four corner contacts per box face) and the step retried; lambda decays after successes and
+never exceeds 1e6 (J's diagonal is O(1)). If three shifts fail (fewer at the cap), a few
+Gauss-Seidel sweeps are taken instead (the fallback). All decisions read sums that are exact
+over ranks, so every rank takes the same branches.
 
 PETSc options: the KSP reads the unprefixed options of the PETSc database (`-ksp_type`,
 `-pc_type`, `-ksp_gmres_restart`, `-ksp_max_it`, `-ksp_monitor`, ...; pass them with
 PARSOLVE_PETSC_OPTIONS="-pc_type ilu"), after the defaults set here. An explicit `-ksp_rtol`
 replaces the adaptive (Eisenstat-Walker) tolerance.
 """
+import functools
 import math
 import time
 
@@ -36,46 +38,15 @@ from ..errors import InputError
 from ..parallel.reduce import exact_sums
 from . import kernels
 from .gauss_seidel import GaussSeidel, SolveReport
-from .reference import CODE_NAMES, NCODES, project_rows, residual_from_parts
+from .reference import CODE_NAMES, NCODES, residual_from_parts
+from .reference import alart_curnier  # noqa: F401  (importable from here, as before)
 
 _GAMMA, _ETA_MAX, _ETA_MIN = 0.9, 0.1, 1e-12          # Eisenstat-Walker, choice 2
 _SIGMA, _NONMONOTONE, _MIN_STEP = 1e-4, 1, 2.0 ** -12  # line search (monotone)
 # Levenberg-Marquardt shift of J (dimensionless, J's diagonal is O(1)): zero while Newton steps
-# succeed, raised when a step fails (W is singular where contacts outnumber the bodies' freedoms)
-_SHIFT_MIN, _SHIFT_UP, _SHIFT_DOWN, _SHIFT_TRIES = 1e-4, 10.0, 0.25, 3
-
-
-def alart_curnier(R, U, mu, rho_n, rho_t, jacobian=True):
-    """Phi (n, 3) and, if asked, the blocks A = dPhi/dR and B = dPhi/dU (n, 3, 3) of one
-    element of the generalised Jacobian, vectorised over contacts."""
-    n = len(R)
-    Phi = np.empty((n, 3))
-    sn = R[:, 0] - rho_n * U[:, 0]
-    pos = sn > 0.0
-    Phi[:, 0] = np.where(pos, rho_n * U[:, 0], R[:, 0])
-    radius = mu * np.maximum(sn, 0.0)
-    zt = R[:, 1:] - rho_t[:, None] * U[:, 1:]
-    nz = np.hypot(zt[:, 0], zt[:, 1])
-    slide = nz > radius                       # P_D(z) = radius z / |z| (always when radius 0)
-    scale = np.where(slide, radius / np.where(slide, nz, 1.0), 1.0)
-    Phi[:, 1:] = R[:, 1:] - scale[:, None] * zt
-    if not jacobian:
-        return Phi
-    A = np.zeros((n, 3, 3))
-    B = np.zeros((n, 3, 3))
-    A[:, 0, 0] = np.where(pos, 0.0, 1.0)
-    B[:, 0, 0] = np.where(pos, rho_n, 0.0)
-    zhat = zt / np.where(nz > 0.0, nz, 1.0)[:, None]
-    # d(P_D z)/dz = scale (I - zhat zhat^T) sliding, I sticking; d(P_D z)/ds_N = mu zhat
-    P = np.where(slide[:, None, None],
-                 scale[:, None, None] * (np.eye(2) - zhat[:, :, None] * zhat[:, None, :]),
-                 np.eye(2))
-    A[:, 1:, 1:] = np.eye(2) - P
-    B[:, 1:, 1:] = rho_t[:, None, None] * P
-    dn = np.where(slide & pos, mu, 0.0)[:, None] * zhat
-    A[:, 1:, 0] = -dn
-    B[:, 1:, 0] = rho_n[:, None] * dn
-    return Phi, A, B
+# succeed, raised when a step fails (W is singular where contacts outnumber the bodies' freedoms),
+# at most _SHIFT_MAX (J + shift I is then a scaled identity to 1e-6; growing on would overflow)
+_SHIFT_MIN, _SHIFT_UP, _SHIFT_DOWN, _SHIFT_TRIES, _SHIFT_MAX = 1e-4, 10.0, 0.25, 3, 1e6
 
 
 def _block_csr(W):
@@ -102,16 +73,18 @@ class _Problem:
         self.W, self.q, self.mu, self.sums, self.sweep = W, q, mu, sums, sweep
         self.indptr, self.indices, self.blocks = indptr, indices, blocks
         n = len(q)
-        self.rows = np.repeat(np.arange(n), np.diff(indptr))
-        self.diag = np.flatnonzero(indices == first + self.rows)
+        self.diag = np.flatnonzero(indices == first + np.repeat(np.arange(n), np.diff(indptr)))
         if len(self.diag) != n:
             raise RuntimeError("W lacks a diagonal block")
         Wd = blocks[self.diag]
         self.rho_n = 1.0 / Wd[:, 0, 0]
         self.rho_t = 2.0 / (Wd[:, 1, 1] + Wd[:, 2, 2])
         self.x, self.y = W.createVecs()
+        self.Jb = np.empty_like(blocks)
         n_global = W.getSize()[0] // 3
         self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
+        # not W.duplicate(): its MatMult sums in another order, and on ill-conditioned J
+        # (ILU factors ~1e32 on settled piles) GMRES then takes another path
         self.J = PETSc.Mat().createBAIJ(
             size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3, comm=W.getComm(),
             csr=self.csr + (blocks.reshape(-1),))
@@ -125,9 +98,8 @@ class _Problem:
 
     def assemble_jacobian(self, A, B, shift):
         """J + shift I = A + B W + shift I into self.J (W's pattern, values replaced)."""
-        Jb = np.einsum("kij,kjl->kil", B[self.rows], self.blocks)
-        Jb[self.diag] += A + shift * np.eye(3)
-        self.J.setValuesBlockedCSR(*self.csr, Jb.reshape(-1))
+        kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, shift, self.Jb)
+        self.J.setValuesBlockedCSR(*self.csr, self.Jb.reshape(-1))
         self.J.assemble()
 
     def destroy(self):
@@ -164,8 +136,7 @@ class SemismoothNewton:
                              f"{fallback_sweeps!r}")
         for what, value, kind in (("ksp_type", ksp_type, PETSc.KSP.Type),
                                   ("pc_type", pc_type, PETSc.PC.Type)):
-            known = {v for k, v in vars(kind).items() if k.isupper() and isinstance(v, str)}
-            if value not in known:
+            if value not in _type_names(kind):
                 raise InputError(f"SemismoothNewton: unknown {what} {value!r}")
         self.tol, self.max_iter = float(tol), int(max_iter)
         self.ksp_type, self.pc_type = ksp_type, pc_type
@@ -278,19 +249,22 @@ class SemismoothNewton:
         counts = np.zeros(NCODES, np.int64)
         ksp, fixed_rtol = self._ksp(p.J)
         d_vec, rhs = p.J.createVecs()
+        n = len(R)
+        Phi, slopes = np.empty((n, 3)), np.empty((n, 2))        # the kernels write into these
+        A, Bj = np.empty((n, 3, 3)), np.empty((n, 3, 3))
         ksp_its = fallbacks = 0
         try:
-            R[:] = project_rows(R, np.zeros_like(R), p.mu)     # start inside the cones
+            kernels.project_into_cones(R, p.mu)                 # start inside the cones
             if self.warm_sweeps:
                 p.sweep(R, self.warm_sweeps, counts)
             U = p.apply(R) + p.q
-            err, theta = self._measure(p, R, U)
+            err, theta, _ = self._measure(p, R, U)
             merits = [theta]
             eta, shift = _ETA_MAX, 0.0
             it = 0
             while err > self.tol and it < self.max_iter:
                 it += 1
-                Phi, A, Bj = alart_curnier(R, U, p.mu, p.rho_n, p.rho_t)
+                kernels.alart_curnier(R, U, p.mu, p.rho_n, p.rho_t, Phi, A, Bj)
                 rhs.array[:] = -Phi.reshape(-1)
                 for _ in range(_SHIFT_TRIES):
                     p.assemble_jacobian(A, Bj, shift)
@@ -299,25 +273,23 @@ class SemismoothNewton:
                     ksp_its += ksp.getIterationNumber()
                     d = d_vec.array.reshape(-1, 3).copy()
                     Wd = p.apply(d)
-                    slope = p.sums(_signed(np.sum(Phi * (np.einsum("kij,kj->ki", A, d)
-                                                         + np.einsum("kij,kj->ki", Bj, Wd)),
-                                                    axis=1)))
-                    slope = slope[0] - slope[1]               # grad(merit) . d = Phi^T J d
-                    step = self._search(p, R, U, d, Wd, max(merits[-_NONMONOTONE:]), slope)
-                    if step is not None:
+                    kernels.slope_parts(Phi, A, Bj, d, Wd, slopes)
+                    found = self._search(p, R, U, d, Wd, max(merits[-_NONMONOTONE:]), slopes)
+                    if found is not None:
                         shift = shift * _SHIFT_DOWN if shift > _SHIFT_MIN else 0.0
                         break
-                    shift = max(_SHIFT_UP * shift, _SHIFT_MIN)
-                if step is None:                              # no descent: Gauss-Seidel
+                    raised = min(max(_SHIFT_UP * shift, _SHIFT_MIN), _SHIFT_MAX)
+                    if raised == shift:                       # the same J would fail again
+                        break
+                    shift = raised
+                if found is None:                             # no descent: Gauss-Seidel
                     fallbacks += 1
                     p.sweep(R, self.fallback_sweeps, counts)
                     U = p.apply(R) + p.q
                     eta = _ETA_MAX
-                else:
-                    R += step * d
-                    U += step * Wd
-                err, new = self._measure(p, R, U)
-                if step is not None:
+                    err, new, _ = self._measure(p, R, U)
+                else:                                         # the accepted trial point
+                    R[:], U, err, new = found
                     eta = _forcing(eta, new / theta if theta > 0 else 0.0)
                 theta = new
                 merits.append(theta)
@@ -333,31 +305,38 @@ class SemismoothNewton:
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _measure(self, p, R, U):
-        """(DESIGN residual, merit 1/2 |Phi|^2) from one exact sum over ranks."""
-        Phi = alart_curnier(R, U, p.mu, p.rho_n, p.rho_t, jacobian=False)
-        s = p.sums(np.stack([np.sum((R - project_rows(R, U, p.mu)) ** 2, axis=1),
-                             np.sum(p.q ** 2, axis=1), np.sum(R ** 2, axis=1),
-                             np.sum(U ** 2, axis=1), np.sum(Phi ** 2, axis=1)], axis=1))
-        return residual_from_parts(s[:4]), 0.5 * s[4]
+    def _measure(self, p, R, U, extra=None):
+        """(DESIGN residual, merit 1/2 |Phi|^2) at (R, U) and the sums of the columns of
+        `extra` (n, k) when given, from one exact sum over ranks."""
+        parts = np.empty((len(R), 5))
+        kernels.newton_parts(R, U, p.q, p.mu, p.rho_n, p.rho_t, parts)
+        s = p.sums(parts if extra is None else np.concatenate((parts, extra), axis=1))
+        return residual_from_parts(s[:4].tolist()), 0.5 * s[4], s[5:]
 
-    def _search(self, p, R, U, d, Wd, reference, slope):
-        """The step length t of a non-monotone Armijo backtracking search, or None."""
-        if not slope < 0.0:
-            return None
+    def _search(self, p, R, U, d, Wd, reference, slopes):
+        """Armijo's backtracking search along d: at the first t = 1, 1/2, ... (down to
+        _MIN_STEP) where the merit is at most reference + sigma t slope, (R + t d, U + t W d)
+        and _measure's (residual, merit) there, which the step keeps; None if there is none or
+        d is no descent direction. slopes are slope_parts' (n, 2): the slope Phi^T J d is
+        summed with the first trial, one reduction over ranks fewer per step."""
         t = 1.0
         while t >= _MIN_STEP:
-            Phi = alart_curnier(R + t * d, U + t * Wd, p.mu, p.rho_n, p.rho_t, jacobian=False)
-            merit = 0.5 * p.sums(np.sum(Phi ** 2, axis=1)[:, None])[0]
+            Rt, Ut = R + t * d, U + t * Wd
+            err, merit, s = self._measure(p, Rt, Ut, slopes if t == 1.0 else None)
+            if t == 1.0:
+                slope = s[0] - s[1]                   # grad(merit) . d = Phi^T J d
+                if not slope < 0.0:
+                    return None
             if merit <= reference + _SIGMA * t * slope:
-                return t
+                return Rt, Ut, err, merit
             t *= 0.5
         return None
 
 
-def _signed(x):
-    """Columns (positive part, negative part) of x, for sums that take non-negative terms."""
-    return np.stack([np.maximum(x, 0.0), np.maximum(-x, 0.0)], axis=1)
+@functools.lru_cache(maxsize=None)
+def _type_names(kind):
+    """The names a PETSc type class lists (PETSc.KSP.Type, PETSc.PC.Type), read once."""
+    return frozenset(v for k, v in vars(kind).items() if k.isupper() and isinstance(v, str))
 
 
 def _forcing(eta, ratio):
@@ -383,7 +362,7 @@ class Hybrid:
     name = "hybrid"
     distributed_operator = True
 
-    def __init__(self, tol=1e-10, max_iter=1000, window=10, stall=0.5, newton_iter=50,
+    def __init__(self, tol=1e-10, max_iter=1000, window=10, stall=0.5, newton_iter=200,
                  rounds=3, local=None, **newton_options):
         if int(max_iter) < 1:
             raise InputError(f"Hybrid: max_iter must be >= 1, got {max_iter!r}")

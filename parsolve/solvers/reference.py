@@ -1,4 +1,4 @@
-"""Pure-Python twins of the Cython kernels (kernels/cone.pxd, local.pxd, sweep.pyx).
+"""Pure-Python twins of the Cython kernels (kernels/cone.pxd, local.pxd, sweep.pyx, newton.pyx).
 
 The same algorithms, line for line, in plain Python: the readable specification, and what the
 tests hold the compiled kernels equal to. Local frame: normal first, r = (r_N, r_T1, r_T2).
@@ -476,6 +476,77 @@ def body_residual(inc_ptr, inc_body, H, B, mu, R, du, U, parts):
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
             U[a] += H[e] @ du[inc_body[e]]
         parts[a] = (natural_map(R[a], U[a], mu[a]) ** 2, B[a] @ B[a], R[a] @ R[a], U[a] @ U[a])
+
+
+def alart_curnier(R, U, mu, rho_n, rho_t, jacobian=True):
+    """Phi (n, 3) and, if asked, the blocks A = dPhi/dR and B = dPhi/dU (n, 3, 3) of one
+    element of the generalised Jacobian, vectorised over contacts (kernels/newton.pyx's
+    definitions)."""
+    n = len(R)
+    Phi = np.empty((n, 3))
+    sn = R[:, 0] - rho_n * U[:, 0]
+    pos = sn > 0.0
+    Phi[:, 0] = np.where(pos, rho_n * U[:, 0], R[:, 0])
+    radius = mu * np.maximum(sn, 0.0)
+    zt = R[:, 1:] - rho_t[:, None] * U[:, 1:]
+    nz = np.hypot(zt[:, 0], zt[:, 1])
+    slide = nz > radius                       # P_D(z) = radius z / |z| (always when radius 0)
+    scale = np.where(slide, radius / np.where(slide, nz, 1.0), 1.0)
+    Phi[:, 1:] = R[:, 1:] - scale[:, None] * zt
+    if not jacobian:
+        return Phi
+    A = np.zeros((n, 3, 3))
+    B = np.zeros((n, 3, 3))
+    A[:, 0, 0] = np.where(pos, 0.0, 1.0)
+    B[:, 0, 0] = np.where(pos, rho_n, 0.0)
+    zhat = zt / np.where(nz > 0.0, nz, 1.0)[:, None]
+    # d(P_D z)/dz = scale (I - zhat zhat^T) sliding, I sticking; d(P_D z)/ds_N = mu zhat
+    P = np.where(slide[:, None, None],
+                 scale[:, None, None] * (np.eye(2) - zhat[:, :, None] * zhat[:, None, :]),
+                 np.eye(2))
+    A[:, 1:, 1:] = np.eye(2) - P
+    B[:, 1:, 1:] = rho_t[:, None, None] * P
+    dn = np.where(slide & pos, mu, 0.0)[:, None] * zhat
+    A[:, 1:, 0] = -dn
+    B[:, 1:, 0] = rho_n[:, None] * dn
+    return Phi, A, B
+
+
+def alart_curnier_into(R, U, mu, rho_n, rho_t, Phi, A=None, B=None):
+    """Twin of kernels/newton.pyx's alart_curnier: Phi, and A and B when given, in place."""
+    if A is None:
+        Phi[:] = alart_curnier(R, U, mu, rho_n, rho_t, jacobian=False)
+    else:
+        Phi[:], A[:], B[:] = alart_curnier(R, U, mu, rho_n, rho_t)
+
+
+def project_into_cones(R, mu):
+    """Twin of kernels/newton.pyx's project_into_cones: R_a <- P_K(R_a), in place."""
+    R[:] = project_rows(R, np.zeros_like(R), mu)
+
+
+def newton_parts(R, U, q, mu, rho_n, rho_t, parts):
+    """Twin of kernels/newton.pyx's newton_parts: (|e_a|^2, |q_a|^2, |R_a|^2, |U_a|^2,
+    |Phi_a|^2) per contact in parts (n, 5)."""
+    Phi = alart_curnier(R, U, mu, rho_n, rho_t, jacobian=False)
+    for j, X in enumerate((R - project_rows(R, U, mu), q, R, U, Phi)):
+        parts[:, j] = np.sum(X ** 2, axis=1)
+
+
+def slope_parts(Phi, A, B, d, Wd, parts):
+    """Twin of kernels/newton.pyx's slope_parts: s_a = Phi_a . (A_a d_a + B_a Wd_a) as
+    (max(s_a, 0), max(-s_a, 0)) in parts (n, 2)."""
+    s = np.sum(Phi * (np.einsum("kij,kj->ki", A, d) + np.einsum("kij,kj->ki", B, Wd)), axis=1)
+    parts[:, 0] = np.maximum(s, 0.0)
+    parts[:, 1] = np.maximum(-s, 0.0)
+
+
+def jacobian_blocks(indptr, blocks, diag, A, B, shift, J):
+    """Twin of kernels/newton.pyx's jacobian_blocks: A + B W + shift I in W's block-CSR
+    pattern, into J (nnz, 3, 3)."""
+    rows = np.repeat(np.arange(len(diag)), np.diff(indptr))
+    J[:] = np.einsum("kij,kjl->kil", B[rows], blocks)
+    J[diag] += A + shift * np.eye(3)
 
 
 def residual_from_parts(sums):
