@@ -7,7 +7,8 @@ residual of DESIGN.md section 2, both from R = 0, same iteration cap.
     python bench/bench_newton.py [--problems NAME ...] [--max-iter 200] [--repeat 3]
 
 By default the 10k problems are left out (ask for them by name: each Newton takes minutes).
-Runs shorter than a second are repeated and the fastest is kept. Siconos runs in a child
+parsolve's Hybrid (Gauss-Seidel, Newton when it stalls; iterations count both) runs beside
+them. Runs shorter than a second are repeated and the fastest is kept. Siconos runs in a child
 process with a memory cap (bench/siconos_peer.py); a run it does not survive is recorded as
 failed.
 
@@ -26,16 +27,17 @@ import fclib_problems  # noqa: E402
 import numpy as np  # noqa: E402
 
 from parsolve.io import fclib  # noqa: E402
-from parsolve.solvers.newton import SemismoothNewton  # noqa: E402
+from parsolve.solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
 
 TOLERANCES = (1e-8, 1e-10)
 
 
-def parsolve_newton(problem, tol, max_iter):
-    """parsolve's Newton: (iterations, seconds, residual, converged, KSP its, failure)."""
+def parsolve_newton(problem, tol, max_iter, solver=SemismoothNewton):
+    """parsolve's Newton (or Hybrid, max_iter then its Gauss-Seidel sweep budget):
+    (iterations, seconds, residual, converged, KSP its, failure)."""
     R = np.zeros((len(problem.q), 3))
     t0 = time.perf_counter()
-    rep = SemismoothNewton(tol=tol, max_iter=max_iter).solve(
+    rep = solver(tol=tol, max_iter=max_iter).solve(
         problem.indptr, problem.indices, problem.blocks, problem.diag, problem.q, problem.mu, R)
     return (rep.iterations, time.perf_counter() - t0, rep.residual, rep.converged,
             rep.ksp_iterations, "")
@@ -66,6 +68,8 @@ def main():
                                                       if "10k" not in n])
     ap.add_argument("--max-iter", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--hybrid-sweeps", type=int, default=20_000,
+                    help="Gauss-Seidel sweep budget of the hybrid (0: leave it out)")
     args = ap.parse_args()
     paths = fclib_problems.problems(args.problems)          # {name: FCLIB file}
     rows = []
@@ -74,7 +78,11 @@ def main():
         for tol in TOLERANCES:
             for solver, run in (
                     ("parsolve-newton", lambda: parsolve_newton(problem, tol, args.max_iter)),
+                    ("parsolve-hybrid",
+                     lambda: parsolve_newton(problem, tol, args.hybrid_sweeps, Hybrid)),
                     ("siconos-nsn-ac", lambda: siconos_newton(path, tol, args.max_iter))):
+                if solver == "parsolve-hybrid" and not args.hybrid_sweeps:
+                    continue
                 out = best_of(run, args.repeat)
                 if out is None:
                     continue
