@@ -47,17 +47,16 @@ def main():
                 continue
             _, _, rep = fclib.solve(problem, "gs", local, args.tol, cap)
             runs.append((f"parsolve-gs-{local}", rep.iterations, rep.seconds, rep.residual,
-                         rep.converged))
+                         rep.converged, ""))
         if siconos_peer is not None:
             out = siconos_peer.solve_siconos(problem, "nsgs", args.tol, cap)
             runs.append(("siconos-nsgs", out["iterations"], out["seconds"], out["residual"],
-                         out["converged"]) + ((out["failed"],) if "failed" in out else ()))
-        for solver, its, seconds, residual, converged, *failed in runs:
+                         out["converged"], out.get("failed", "")))
+        for solver, its, seconds, residual, converged, failed in runs:
             record = common.metadata(problem=name, contacts=problem.n, solver=solver,
                                      tol=args.tol, max_iter=cap, iterations=int(its),
                                      seconds=seconds, residual=residual,
-                                     converged=bool(converged),
-                                     failed=failed[0] if failed else "")
+                                     converged=bool(converged), failed=failed)
             common.write("fclib", record)
             rows.append(record)
     print(f"\n| problem | contacts | solver | iterations | seconds | residual | "

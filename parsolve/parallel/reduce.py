@@ -28,8 +28,7 @@ def exact_sums(columns, comm=None):
     else:
         gmax, n = local_max, n_local
     finite = np.isfinite(gmax)
-    if not finite.all():
-        terms[~finite] = 0.0          # not summed: such a column's sum is its nan or +inf
+    terms[~finite] = 0.0              # not summed: such a column's sum is its nan or +inf
     # terms < 2^e; want n * 2^(e + s) <= 2^62 (s is not used where gmax <= 0)
     shifts = 62 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
     np.ldexp(terms, shifts[:, None], out=terms)
