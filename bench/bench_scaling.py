@@ -2,7 +2,8 @@
 
     mpirun -n P python bench/bench_scaling.py --spheres 100000 --steps 3 --sweeps 100
 
-Runs `--settle` unmeasured steps, then `--steps` measured steps of `--sweeps` Gauss-Seidel
+Runs `--settle` unmeasured steps (a repartition by measured load happens at the start of the
+second step, if max/avg exceeds `--balance-tolerance`), then `--steps` measured steps of `--sweeps` Gauss-Seidel
 sweeps each; rank 0 appends one record to bench/results/scaling.json with the time per step,
 the phase split (max over ranks), per-rank min/avg/max of bodies, ghosts and contacts, the
 bytes sent per sweep, particle updates per second and contact relaxations per second.
@@ -30,11 +31,16 @@ def main():
     ap.add_argument("--settle", type=int, default=1)
     ap.add_argument("--sweeps", type=int, default=100)
     ap.add_argument("--kind", default="strong", help="label of the record (strong or weak)")
+    ap.add_argument("--balance", default="time", choices=("time", "contacts", "bodies"),
+                    help="the load the slabs are balanced by (Simulation's balance)")
+    ap.add_argument("--balance-tolerance", type=float, default=1.1,
+                    help="repartition when max/avg load exceeds it")
     args = ap.parse_args()
     world = MPI.COMM_WORLD
     model = scenes.hcp_bed(args.spheres)
     sim = Simulation(model, step=1e-5, solver=ps.GaussSeidel(sweeps=args.sweeps),
-                     progress=0, quiet=True, verify_every=0)
+                     progress=0, quiet=True, verify_every=0, balance=args.balance,
+                     balance_tolerance=args.balance_tolerance)
     for _ in range(args.settle):
         sim.step()
     dom = sim.domain
@@ -66,7 +72,8 @@ def main():
             phase_seconds_per_step=phases,
             per_rank={k: {"min": lo[i], "avg": tot[i] / P, "max": hi[i]}
                       for i, k in enumerate(("bodies", "ghosts", "contacts"))},
-            bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions)
+            bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions,
+            balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle)
         common.write("scaling", rec)
 
 

@@ -69,7 +69,9 @@ class Simulation:
     stop_file: a file whose appearance ends the run cleanly after the current step;
     verify_every: every so many steps with contacts (first included), the step's residual is
     recomputed from U = W R + B with W assembled as a PETSc matrix (0: never);
-    balance_tolerance: repartition when max/avg of bodies per rank exceeds it;
+    balance_tolerance / balance: repartition when max/avg of the load per rank exceeds the
+    tolerance; the load is "time" (default: each body's cost units, 1 + its contacts, scaled
+    by its rank's measured seconds per unit), "contacts" (the units alone) or "bodies";
     checkpoint_every (steps) / checkpoint_seconds (wall clock) / checkpoint_keep / checkpoint_dir
     (default "checkpoints"): the checkpoint policy (a checkpoint is also written when a STOP
     file or SIGTERM/SIGUSR1 ends the run); restart: a checkpoint to continue from, or "auto"
@@ -80,7 +82,7 @@ class Simulation:
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
                  comm=None, stop_file="STOP", verify_every=100, quiet=False,
                  balance_tolerance=1.1, checkpoint_every=None, checkpoint_seconds=None,
-                 checkpoint_keep=3, checkpoint_dir=None, restart=None):
+                 checkpoint_keep=3, checkpoint_dir=None, restart=None, balance="time"):
         self.model = model
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
@@ -114,7 +116,7 @@ class Simulation:
             hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
                                            np.full(3, -np.inf), "max")
             axis = int(np.argmax(hi - lo))
-            self.domain = Domain(self.comm, self.cell, axis, balance_tolerance)
+            self.domain = Domain(self.comm, self.cell, axis, balance_tolerance, balance)
             self.owned = self.domain.setup(local)
         self.n_bodies = self.comm.sum(self.owned.n_owned)
         self.time = 0.0
@@ -182,6 +184,9 @@ class Simulation:
         self.time = (self.step_count + 1) * h
         self.step_count += 1
         comm_time = dom.seconds - comm0
+        # the load of the next balance check: work without waits, units 1 + contacts per body
+        units = 1.0 + np.bincount(ld.inc_body, minlength=len(b))[:b.n_owned]
+        dom.record_work((t5 - t0) - comm_time, units)
         for name, dt in zip(PHASES, (t1 - t_mig, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             self.phase[name] += dt
         self.phase["migrate"] += t_mig - t0

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from ..contact.contactset import ContactSet
+from ..errors import InputError
 from ..model.bodies import FIELDS as BODY_FIELDS
 from ..model.bodies import BodySet
 from .partition import SlabPartition
@@ -22,15 +23,26 @@ from .reduce import exact_sums
 
 
 class Domain:
-    def __init__(self, comm, cell, axis=0, tolerance=1.1):
+    BALANCE = ("time", "contacts", "bodies")
+
+    def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2):
+        if balance not in self.BALANCE:
+            raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
+        if not tolerance >= 1.0:
+            raise InputError(f"balance_tolerance: {tolerance} (max/avg load) must be >= 1")
         self.comm = comm
         self.part = SlabPartition(comm.size, cell, axis)
         self.width = float(cell)          # ghost layer: one cell
         self.tolerance = float(tolerance)
+        self.balance = balance
+        self.min_seconds = float(min_seconds)
         self.seconds = 0.0                # time spent in communication
         self.repartitions = 0
         self.force_repartition = False
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks
+        self._units = None                # cost units of the owned bodies (record_work)
+        self._window = np.zeros(2)        # seconds and units since the cuts last moved
+        self._cuts_moved = False          # in this step's migrate
 
     # -- routing -------------------------------------------------------------------------------
     def route(self, index, dest, payload, neighbours=False):
@@ -59,14 +71,18 @@ class Domain:
         return out
 
     def _neighbours(self):
-        """Ranks whose slab lies within the ghost width of this rank's slab (itself included),
-        and the MPI distributed-graph communicator over them; rebuilt when the cuts move."""
+        """Ranks whose slab lies within two cells of this rank's slab (itself included), and
+        the MPI distributed-graph communicator over them; rebuilt when the cuts move.
+
+        Two cells: a rank holds bodies up to one cell beyond its slab (ghosts), and their
+        other holders hold them up to one cell beyond theirs; when a slab is thinner than
+        two cells, a ghost's du must reach the rank past it."""
         key = self.part.bounds.tobytes()
         if getattr(self, "_graph_key", None) != key:
             b, P = self.part.bounds, self.comm.size
             big = np.iinfo(np.int64).max // 4
-            lo = np.concatenate([[-big], b]) - 1           # one column below each slab
-            hi = np.concatenate([b, [big]])                # one column above it
+            lo = np.concatenate([[-big], b]) - 2           # two columns below each slab
+            hi = np.concatenate([b, [big]]) + 1            # two columns above it
             first = np.searchsorted(b, lo, side="right")
             last = np.searchsorted(b, hi, side="right")
             near = np.zeros((P, P), bool)
@@ -89,6 +105,7 @@ class Domain:
     def setup(self, bodies):
         """From any initial split of the bodies (each on one rank) to the owners' slabs."""
         self.part.balance(self.comm.mpi, bodies.x)
+        self._units, self._window[:] = None, 0.0
         return self.migrate(bodies, check_balance=False)
 
     def migrate(self, owned, check_balance=True):
@@ -96,14 +113,50 @@ class Domain:
         load max/avg exceeds the tolerance, or when asked to); returns the owned set by id."""
         if self.comm.size == 1:
             return owned
-        if check_balance and (self.force_repartition or self.part.imbalance(
-                self.comm.mpi, owned.n_owned) > self.tolerance):
-            self.part.balance(self.comm.mpi, owned.x[:owned.n_owned])
-            self.repartitions += 1
-            self.force_repartition = False
         n = owned.n_owned
+        if check_balance:
+            weights = self.body_load(n)
+            if self.force_repartition or self.part.imbalance(
+                    self.comm.mpi, float(weights.sum())) > self.tolerance:
+                self.part.balance(self.comm.mpi, owned.x[:n], weights)
+                self.repartitions += 1
+                self.force_repartition = False
+                self._window[:] = 0.0
+                self._cuts_moved = True
         idx = np.arange(n)
         return self._route_bodies(owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
+
+    # -- load ---------------------------------------------------------------------------------
+    def record_work(self, seconds, units):
+        """Account a step: the `seconds` this rank computed (its waits in exchanges excluded)
+        and `units`, the cost units of each owned body (1 + the contacts it touches), in the
+        order of the owned rows the next migrate receives."""
+        self._units = np.asarray(units, float)
+        self._window += (seconds, self._units.sum())
+
+    def body_load(self, n):
+        """The load of each of this rank's n owned bodies, the weights of the cuts.
+
+        bodies: 1 each. contacts: its cost units, 1 + the contacts it touches (the sweeps'
+        work is per contact, the integration's per body). time: its units times this rank's
+        measured seconds per unit relative to the mean over all ranks, once the ranks have
+        measured `min_seconds` on average since the cuts last moved: a rank on a slower or
+        busier core then weighs more and gets fewer bodies. The relative speed is clipped to
+        [1/2, 2] so that one noisy measurement (an oversubscribed core) cannot empty a slab.
+        The weights move the cuts only; the trajectory does not depend on them."""
+        units = self._units
+        if self.balance == "bodies" or units is None or len(units) != n:
+            return np.ones(n)
+        if self.balance == "contacts":
+            return units
+        total = np.empty(2)
+        self.comm.mpi.Allreduce(self._window, total)
+        if total[0] < self.min_seconds * self.comm.size or total[1] <= 0:
+            return units
+        mean_rate = total[0] / total[1]                  # seconds per unit over all ranks
+        seconds, own = self._window
+        rate = seconds / own if own > 0 else mean_rate
+        return units * float(np.clip(rate / mean_rate, 0.5, 2.0))
 
     # -- ghosts --------------------------------------------------------------------------------
     def with_ghosts(self, owned):
@@ -128,16 +181,19 @@ class Domain:
 
     def share_contacts(self, contacts):
         """The previous step's contacts (keys and reactions) of every rank whose slab is near
-        this one: a persisting contact warm-starts on whichever rank owns it now."""
+        this one: a persisting contact warm-starts on whichever rank owns it now. Right after
+        the cuts moved, a contact's new holders may lie beyond the slab graph it was found on,
+        so that once they travel by an all-to-all."""
         if contacts is None or self.comm.size == 1:
             return contacts
+        near, self._cuts_moved = not self._cuts_moved, False
         first, last = self.part.holders(contacts.point, self.width)
         count = last - first + 1
         idx = np.repeat(np.arange(len(contacts)), count)
         dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
                                                                            - count, count))
         got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
-                                     "a": contacts.a}, neighbours=True)
+                                     "a": contacts.a}, neighbours=near)
         return ContactSet(**got)
 
     def scatter_contacts(self, contacts):

@@ -3,8 +3,10 @@
 Rank r owns the cells whose index along `axis` lies in [bounds[r-1], bounds[r]) (bounds has
 P - 1 interior entries; the first and last slabs are open). A body belongs to the rank of the
 cell holding its centre, a contact to the rank of the cell holding its point. Slabs are set
-from a histogram of the load per cell column (weighted median cuts), so each rank gets about
-the same number of bodies; a rebalance moves the cuts, and the bodies follow by migration.
+from a histogram of the load per cell column (weighted median cuts): at set-up the load is
+one per body; later each body weighs what its rank measured it costs (Domain.migrate), so a
+rank on a slower core, or holding denser packing, gets fewer bodies. A rebalance moves the
+cuts, and the bodies follow by migration.
 """
 import numpy as np
 from mpi4py import MPI
@@ -47,10 +49,14 @@ class SlabPartition:
         comm.Allreduce(hist, total, op=MPI.SUM)
         cum = np.cumsum(total)
         targets = cum[-1] * np.arange(1, self.size) / self.size
-        cuts = lo + np.searchsorted(cum, targets, side="left") + 1
+        i = np.minimum(np.searchsorted(cum, targets, side="left"), len(cum) - 1)
+        before = np.where(i > 0, cum[i - 1], 0.0)        # the weight left of column i
+        # cut before or after the column holding the target, whichever is nearer to it
+        cuts = lo + i + (cum[i] - targets <= targets - before)
         self.bounds = np.maximum.accumulate(cuts.astype(np.int64))
 
-    def imbalance(self, comm, n_owned):
-        total = comm.allreduce(n_owned, op=MPI.SUM)
-        peak = comm.allreduce(n_owned, op=MPI.MAX)
+    def imbalance(self, comm, load):
+        """max/avg over the ranks of `load` (bodies, or measured seconds of work)."""
+        total = comm.allreduce(load, op=MPI.SUM)
+        peak = comm.allreduce(load, op=MPI.MAX)
         return peak * self.size / total if total else 1.0

@@ -158,3 +158,74 @@ def test_a_generated_model_is_never_whole_on_one_rank_and_runs_as_in_serial():
     s = ser.owned
     np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
     np.testing.assert_array_equal(R, by_key(ser.contacts)[1])
+
+
+def row_on_floor(per_row=120):
+    """Spheres touching in a 120 x 2 x 2 block on a floor: 120 cell columns along x, the same
+    load in each, so a cut can move by one column (1/120 of the load). Each centre lies in the
+    lower part of its column, so a contact along x lies in the column of its lower body."""
+    m = ps.Model()
+    m.surface("g", "g", friction=0.5)
+    m.surface("g", "f", friction=0.5)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    k = np.arange(4 * per_row)
+    x = np.stack([0.002 + 0.02 * (k % per_row), 0.01 + 0.02 * ((k // per_row) % 2),
+                  0.01 + 0.02 * (k // (2 * per_row))], axis=1)
+    m.spheres(x, 0.01, "g", density=1000)
+    return m
+
+
+def test_a_slow_rank_gets_fewer_bodies_and_the_trajectory_stays():
+    """Rank 0 made three times slower per unit of work (its measured seconds replaced by a
+    deterministic 3 us per unit, the others' by 1 us): the time-weighted cuts give it about a
+    third of the others' bodies, and the trajectory equals the serial one bit for bit."""
+    def sim_on(comm):
+        return Simulation(row_on_floor(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9),
+                          progress=0, quiet=True, comm=comm, balance_tolerance=1.05)
+
+    sim = sim_on(Comm(WORLD))
+    dom = sim.domain
+    slow = 3.0 if WORLD.rank == 0 else 1.0
+    record = dom.record_work
+    dom.record_work = lambda seconds, units: record(slow * 1e-6 * np.sum(units), units)
+    dom.min_seconds = 0.0
+    counts = []
+    for _ in range(12):
+        sim.step()
+        counts.append(sim.owned.n_owned)
+    assert dom.repartitions >= 1
+    n = np.array(WORLD.allgather(np.mean(counts[-4:])))
+    assert n[0] < 0.6 * n[1:].mean(), n                 # ideal ratio 1/3 (2 ranks) .. 0.4
+    assert WORLD.allreduce(sim.owned.n_owned) == 480
+    serial = sim_on(Comm(MPI.COMM_SELF))
+    for _ in range(12):
+        serial.step()
+    gid, state, keys, R = gathered(sim)
+    s = serial.owned
+    np.testing.assert_array_equal(gid, s.gid)
+    np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
+    np.testing.assert_array_equal(R, by_key(serial.contacts)[1])
+
+
+def test_slabs_one_cell_thin_still_give_the_serial_trajectory():
+    """Cuts one cell apart (ranks 1 .. P-2 own one column each) from step 3 on: a ghost's
+    velocity change must then reach a rank two slabs away; the result is unchanged."""
+    def sim_on(comm):
+        return Simulation(row_on_floor(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9),
+                          progress=0, quiet=True, comm=comm)
+
+    sim = sim_on(Comm(WORLD))
+    part = sim.domain.part
+    thin = 60 + np.arange(WORLD.size - 1) - (WORLD.size > 2)
+    part.balance = lambda comm, x, weights=None: setattr(part, "bounds", thin)
+    for k in range(8):
+        sim.domain.force_repartition = k == 2
+        sim.step()
+    np.testing.assert_array_equal(part.bounds, thin)
+    serial = sim_on(Comm(MPI.COMM_SELF))
+    for _ in range(8):
+        serial.step()
+    gid, state, keys, R = gathered(sim)
+    s = serial.owned
+    np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
+    np.testing.assert_array_equal(R, by_key(serial.contacts)[1])
