@@ -5,7 +5,8 @@
 Runs `--settle` unmeasured steps (a repartition by measured load happens at the start of the
 second step, if max/avg exceeds `--balance-tolerance`), then `--steps` measured steps of `--sweeps` Gauss-Seidel
 sweeps each; rank 0 appends one record to bench/results/scaling.json with the time per step,
-the phase split (max over ranks), per-rank min/avg/max of bodies, ghosts and contacts, the
+the phase split (max over ranks), per-rank min/avg/max of bodies, ghosts, contacts and work
+seconds per step (compute, waits excluded: the balance), the
 bytes sent per sweep, particle updates per second and contact relaxations per second.
 """
 import argparse
@@ -46,6 +47,7 @@ def main():
     dom = sim.domain
     sent0 = _bytes(dom)
     phase0 = dict(sim.phase)
+    work0 = dom.work_seconds
     world.Barrier()
     t0 = time.perf_counter()
     rows = [sim.step() for _ in range(args.steps)]
@@ -53,8 +55,9 @@ def main():
     wall = time.perf_counter() - t0
     phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
               for k, v in sim.phase.items()}
-    local = np.array([sim.owned.n_owned, sim._ghosts, len(sim.contacts)], float)
-    lo, hi, tot = (np.empty(3) for _ in range(3))
+    local = np.array([sim.owned.n_owned, sim._ghosts, len(sim.contacts),
+                      (dom.work_seconds - work0) / args.steps], float)
+    lo, hi, tot = (np.empty(len(local)) for _ in range(3))
     world.Allreduce(local, lo, op=MPI.MIN)
     world.Allreduce(local, hi, op=MPI.MAX)
     world.Allreduce(local, tot, op=MPI.SUM)
@@ -71,7 +74,8 @@ def main():
             relaxations_per_second=contacts * args.sweeps * args.steps / wall,
             phase_seconds_per_step=phases,
             per_rank={k: {"min": lo[i], "avg": tot[i] / P, "max": hi[i]}
-                      for i, k in enumerate(("bodies", "ghosts", "contacts"))},
+                      for i, k in enumerate(("bodies", "ghosts", "contacts",
+                                             "work_seconds_per_step"))},
             bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions,
             balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle)
         common.write("scaling", rec)

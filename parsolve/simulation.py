@@ -386,6 +386,10 @@ class Simulation:
             summary[f"per_rank_{key}_min"] = self.comm.min(mean)
             summary[f"per_rank_{key}_avg"] = self.comm.sum(mean) / self.comm.size
             summary[f"per_rank_{key}_max"] = self.comm.max(mean)
+        work = self.domain.work_seconds                  # the balance: compute, waits excluded
+        summary.update(per_rank_work_seconds_min=self.comm.min(work),
+                       per_rank_work_seconds_avg=self.comm.sum(work) / self.comm.size,
+                       per_rank_work_seconds_max=self.comm.max(work))
         summary.update({f"local_{n}": c for n, c in tot["local"].items()})
         return summary
 
@@ -446,6 +450,8 @@ def format_summary(s):
             f"{k.replace('local_', '')} {s[f'per_rank_{k}_min']:.0f}/"
             f"{s[f'per_rank_{k}_avg']:.0f}/{s[f'per_rank_{k}_max']:.0f}"
             for k in ("bodies", "ghosts", "local_contacts"))
+            + f", work seconds {s['per_rank_work_seconds_min']:.2f}/"
+            f"{s['per_rank_work_seconds_avg']:.2f}/{s['per_rank_work_seconds_max']:.2f}"
             + f"; ranks {s['ranks']}, repartitions {s['repartitions']}")
     if s["output"]:
         lines.append(f"  results: {s['output']}")

@@ -34,6 +34,18 @@ def test_weighted_cuts_give_the_heavier_half_fewer_bodies():
     assert abs(load[0] - load[1]) <= 30                    # one column's weight
 
 
+def test_a_cut_that_would_only_mirror_the_imbalance_is_not_moved():
+    """Three equal columns on two ranks: 2:1 either way; with gain the cut stays, without it
+    it flips; an imbalance that a move does halve is corrected."""
+    x = points(columns=3)
+    part = SlabPartition(2, cell=1.0, bounds=[1])
+    assert not part.balance(MPI.COMM_SELF, x, gain=0.5) and part.bounds[0] == 1
+    assert part.balance(MPI.COMM_SELF, x) and part.bounds[0] == 2
+    part = SlabPartition(2, cell=1.0, bounds=[1])
+    assert part.balance(MPI.COMM_SELF, points(columns=100), gain=0.5)
+    assert part.bounds[0] == 50
+
+
 def test_imbalance_is_max_over_mean():
     part = SlabPartition(1, cell=1.0)
     assert part.imbalance(MPI.COMM_SELF, 7.0) == 1.0

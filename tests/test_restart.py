@@ -87,6 +87,9 @@ def test_restart_on_another_rank_count_equals_the_uninterrupted_run(workdir, ref
                                                      "checkpoint-000000050.h5"]
     p = run(d, second, "--restart", "checkpoints/checkpoint-000000050.h5")
     assert p.returncode == 0, p.stderr
+    if second > 1:                    # the balance of the ranks, in the summary
+        assert "per rank (min/avg/max, mean over steps): bodies" in p.stdout
+        assert "work seconds" in p.stdout and f"ranks {second}" in p.stdout
     t, state = final_state(d / "res.restart-000000050.h5")
     assert t == reference[0]
     np.testing.assert_array_equal(state, reference[1])

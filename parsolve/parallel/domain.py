@@ -40,6 +40,7 @@ class Domain:
         self.repartitions = 0
         self.force_repartition = False
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks
+        self.work_seconds = 0.0           # compute seconds of the steps, waits excluded
         self._units = None                # cost units of the owned bodies (record_work)
         self._window = np.zeros(2)        # seconds and units since the cuts last moved
         self._cuts_moved = False          # in this step's migrate
@@ -109,18 +110,20 @@ class Domain:
         return self.migrate(bodies, check_balance=False)
 
     def migrate(self, owned, check_balance=True):
-        """Move each owned body to the rank of its cell (rebalancing the slabs first when the
-        load max/avg exceeds the tolerance, or when asked to); returns the owned set by id."""
+        """Move each owned body to the rank of its cell; returns the owned set by id.
+
+        First the slabs are rebalanced when asked to, or when the load's max/avg exceeds the
+        tolerance and new cuts would at least halve the excess (body_load: the load)."""
         if self.comm.size == 1:
             return owned
         n = owned.n_owned
         if check_balance:
             weights = self.body_load(n)
-            if self.force_repartition or self.part.imbalance(
-                    self.comm.mpi, float(weights.sum())) > self.tolerance:
-                self.part.balance(self.comm.mpi, owned.x[:n], weights)
+            forced, self.force_repartition = self.force_repartition, False
+            if (forced or self.part.imbalance(self.comm.mpi, float(weights.sum()))
+                    > self.tolerance) and self.part.balance(
+                        self.comm.mpi, owned.x[:n], weights, gain=None if forced else 0.5):
                 self.repartitions += 1
-                self.force_repartition = False
                 self._window[:] = 0.0
                 self._cuts_moved = True
         idx = np.arange(n)
@@ -133,6 +136,7 @@ class Domain:
         order of the owned rows the next migrate receives."""
         self._units = np.asarray(units, float)
         self._window += (seconds, self._units.sum())
+        self.work_seconds += seconds
 
     def body_load(self, n):
         """The load of each of this rank's n owned bodies, the weights of the cuts.

@@ -34,15 +34,21 @@ class SlabPartition:
         return (np.searchsorted(self.bounds, lo, side="right"),
                 np.searchsorted(self.bounds, hi, side="right"))
 
-    def balance(self, comm, points, weights=None):
-        """New cuts that split the total weight of `points` (all ranks') evenly."""
+    def balance(self, comm, points, weights=None, gain=None):
+        """New cuts that split the total weight of `points` (all ranks') evenly; returns
+        whether the cuts were moved.
+
+        gain: move them only if that cuts the excess of max/avg over 1 by this factor at
+        least (0.5: halves it). A cut moves by whole columns, and when one column is a
+        large share of a slab's load the best cut may overshoot as much as it corrects;
+        moving it would then trade one imbalance for its mirror image every few steps."""
         if self.size == 1:
-            return
+            return False
         col = self.column(points)
         lo = comm.allreduce(int(col.min()) if len(col) else np.iinfo(np.int64).max, op=MPI.MIN)
         hi = comm.allreduce(int(col.max()) if len(col) else np.iinfo(np.int64).min, op=MPI.MAX)
         if lo > hi:
-            return
+            return False
         w = np.ones(len(col)) if weights is None else np.asarray(weights, float)
         hist = np.bincount(col - lo, weights=w, minlength=hi - lo + 1)
         total = np.empty_like(hist)
@@ -52,8 +58,20 @@ class SlabPartition:
         i = np.minimum(np.searchsorted(cum, targets, side="left"), len(cum) - 1)
         before = np.where(i > 0, cum[i - 1], 0.0)        # the weight left of column i
         # cut before or after the column holding the target, whichever is nearer to it
-        cuts = lo + i + (cum[i] - targets <= targets - before)
-        self.bounds = np.maximum.accumulate(cuts.astype(np.int64))
+        cuts = np.maximum.accumulate((lo + i + (cum[i] - targets <= targets - before))
+                                     .astype(np.int64))
+        if gain is not None:
+            columns = lo + np.arange(len(total))
+            now, new = (self._max_over_avg(total, columns, b) for b in (self.bounds, cuts))
+            if new - 1.0 > gain * (now - 1.0):
+                return False
+        self.bounds = cuts
+        return True
+
+    def _max_over_avg(self, load, columns, bounds):
+        per_rank = np.bincount(np.searchsorted(bounds, columns, side="right"), weights=load,
+                               minlength=self.size)
+        return per_rank.max() * self.size / per_rank.sum() if per_rank.sum() else 1.0
 
     def imbalance(self, comm, load):
         """max/avg over the ranks of `load` (bodies, or measured seconds of work)."""
