@@ -28,7 +28,7 @@ from .io.checkpoint import CheckpointPolicy
 from .io.results import ResultsWriter
 from .model.checks import finite, positive
 from .parallel import Comm
-from .parallel.colouring import colours_of, sweep_order
+from .parallel.colouring import cells_of, colours_of, sweep_order
 from .parallel.domain import Domain
 from .solvers import GaussSeidel
 from .solvers.reference import project_rows, residual_from_parts
@@ -162,12 +162,12 @@ class Simulation:
             self.local_dynamics_hook(self, ld)
         t3 = clock()
         du = np.zeros((len(b), 6))
-        exchange = dom.exchange_plan(b, ld.inc_body, ld.con, colours)
+        schedule = dom.schedule(b, ld.inc_body, ld.con, colours,
+                                cells_of(contacts.point, self.cell), du)
         # a solver with a global operator (Newton) assembles W over the ranks itself
         operator = ({"domain": dom, "held": b}
                     if getattr(self.solver, "distributed_operator", False) else {})
-        report = self.solver.solve_coupled(ld, contacts.R, du, colours,
-                                           exchange=lambda c: exchange(c, du), sums=dom.sums,
+        report = self.solver.solve_coupled(ld, contacts.R, du, schedule, sums=dom.sums,
                                            **operator)
         residual = report.residual
         petsc_residual = np.nan

@@ -30,3 +30,39 @@ def sweep_order(colour, k1, k2):
     bounds = np.searchsorted(colour[order], np.arange(NCOLOURS + 1))
     return order, [np.arange(bounds[c], bounds[c + 1], dtype=np.int64)
                    for c in range(NCOLOURS)]
+
+
+class ColourSchedule:
+    """The order of a pass over the contacts (a Gauss-Seidel sweep, or du = M^-1 H^T R), and
+    the exchanges that keep every copy of a body equal.
+
+    colours[c] lists colour c's contacts; on several ranks the cells holding a contact that
+    touches a body with copies on other ranks come first (boundary[c] contacts), the rest
+    after. start(c) sends the du rows the boundary part changed, finish(c) takes the
+    neighbours' before colour c + 1: the transfer, and the wait for a neighbour that is
+    behind, overlap the interior part. Cells of one colour share no body and each cell keeps
+    its key order, so the iterates are those of the serial order on any number of ranks."""
+
+    def __init__(self, colours, boundary=None, start=None, finish=None):
+        self.colours = colours
+        self.boundary = [0] * len(colours) if boundary is None else boundary
+        self._start = start
+        self._finish = finish
+
+    @classmethod
+    def single(cls, n):
+        """All n contacts as one colour, no exchange (a serial problem without geometry)."""
+        return cls([np.arange(n, dtype=np.int64)])
+
+    def visit(self, relax):
+        """relax(order) for every colour's contacts, exchanging as the class says."""
+        for c, order in enumerate(self.colours):
+            k = self.boundary[c]
+            if k:
+                relax(order[:k])
+            if self._start is not None:
+                self._start(c)
+            if k < len(order):
+                relax(order[k:])
+            if self._finish is not None:
+                self._finish(c)

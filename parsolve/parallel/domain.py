@@ -18,6 +18,7 @@ from ..contact.contactset import ContactSet
 from ..errors import InputError
 from ..model.bodies import FIELDS as BODY_FIELDS
 from ..model.bodies import BodySet
+from .colouring import ColourSchedule
 from .partition import SlabPartition
 from .reduce import exact_sums
 
@@ -44,6 +45,7 @@ class Domain:
         self._units = None                # cost units of the owned bodies (record_work)
         self._window = np.zeros(2)        # seconds and units since the cuts last moved
         self._cuts_moved = False          # in this step's migrate
+        self._sending = None              # the sweep's sends not yet known complete
 
     # -- routing -------------------------------------------------------------------------------
     def route(self, index, dest, payload, neighbours=False):
@@ -54,6 +56,7 @@ class Domain:
         the exchange is an MPI neighbour collective on the slab graph, O(neighbours) not O(P).
         Otherwise (migration, set-up) an all-to-all."""
         t0 = time.perf_counter()
+        self._complete_sends()
         ranks = self._neighbours() if neighbours else np.arange(self.comm.size)
         order = np.argsort(dest, kind="stable")
         index, dest = index[order], dest[order]
@@ -221,22 +224,31 @@ class Domain:
         return self.part.owner(points) == self.comm.rank
 
     # -- the sweep's exchanges -----------------------------------------------------------------
-    def exchange_plan(self, held, inc_body, con, colours):
-        """exchange(c, du): after colour c, send the du rows of the bodies that this rank's
-        colour-c contacts touched to their other holders, and take theirs.
+    def schedule(self, held, inc_body, con, colours, cells, du):
+        """The ColourSchedule of this step's sweeps: colour c's contacts with the cells that
+        touch a body held by other ranks first; after those, the du rows of the bodies they
+        changed go to the bodies' other holders (start), and theirs come in (finish) while
+        the rest of the colour is relaxed.
 
         The rows each neighbour will send for each colour are agreed once a step (their body
         ids travel once); each colour's exchange then moves only the du rows, as raw doubles,
-        by one MPI_Neighbor_alltoallv on the slab graph."""
+        by nonblocking point-to-point messages to the neighbours on the slab graph."""
         if self.comm.size == 1:
-            return lambda c, du: None
+            return ColourSchedule(colours)
         from mpi4py import MPI
 
+        self._complete_sends()
         first, last = self._holders              # as when the ghosts were made
+        shared = (last - first) > 0              # bodies with copies on other ranks
         ranks = self._neighbours()
         slot = np.full(self.comm.size, -1)
         slot[ranks] = np.arange(len(ranks))
-        colour_of = np.empty(len(con), np.int64)
+        # boundary cells: those with a contact touching a shared body; whole cells move first
+        key = _cell_keys(cells)
+        on_boundary = np.isin(key, key[con[shared[inc_body]]])
+        colours = [np.concatenate([o[on_boundary[o]], o[~on_boundary[o]]]) for o in colours]
+        boundary = [int(on_boundary[o].sum()) for o in colours]
+        colour_of = np.empty(len(key), np.int64)
         for c, order in enumerate(colours):
             colour_of[order] = c
         inc_colour = colour_of[con] if len(con) else np.zeros(0, np.int64)
@@ -271,25 +283,62 @@ class Domain:
                 "du exchange reached a rank without the body"
             recv_idx.append(lookup[pos])
             recv_counts.append(np.array([len(g) for g in gids], np.int64))
+        # per colour: buffers, and the neighbours' row ranges in them (point-to-point)
+        others = [(k, int(r)) for k, r in enumerate(ranks) if r != self.comm.rank]
+        sbuf = [np.empty((len(i), 6)) for i in send_idx]
+        rbuf = [np.empty((len(i), 6)) for i in recv_idx]
+        soff = [np.concatenate([[0], np.cumsum(n)]) for n in send_counts]
+        roff = [np.concatenate([[0], np.cumsum(n)]) for n in recv_counts]
+        sending = [[] for _ in colours]
+        receiving = {}
+        g = self._graph
 
-        def exchange(c, du):
+        def start(c):
             t = time.perf_counter()
-            sendbuf = np.ascontiguousarray(du[send_idx[c]])
-            recvbuf = np.empty((len(recv_idx[c]), 6))
-            sc, rc = 6 * send_counts[c], 6 * recv_counts[c]
-            self._graph.Neighbor_alltoallv(
-                [sendbuf, (sc, np.concatenate([[0], np.cumsum(sc)[:-1]])), MPI.DOUBLE],
-                [recvbuf, (rc, np.concatenate([[0], np.cumsum(rc)[:-1]])), MPI.DOUBLE])
-            du[recv_idx[c]] = recvbuf
-            self.bytes_sent += sendbuf.nbytes
+            MPI.Request.Waitall(sending[c])               # the last sweep's, same buffer
+            np.take(du, send_idx[c], axis=0, out=sbuf[c])
+            receiving[c] = [g.Irecv(rbuf[c][roff[c][k]:roff[c][k + 1]], source=r, tag=c)
+                            for k, r in others if recv_counts[c][k]]
+            sending[c] = [g.Isend(sbuf[c][soff[c][k]:soff[c][k + 1]], dest=r, tag=c)
+                          for k, r in others if send_counts[c][k]]
+            self.bytes_sent += sbuf[c].nbytes
             self.seconds += time.perf_counter() - t
-        return exchange
+
+        def finish(c):
+            t = time.perf_counter()
+            MPI.Request.Waitall(receiving.pop(c))
+            du[recv_idx[c]] = rbuf[c]
+            self.seconds += time.perf_counter() - t
+
+        # sends complete once the neighbour has taken them (at its finish(c)); waiting for
+        # them only before a buffer is reused, or before the next collective, lets a rank
+        # that is ahead go on without meeting the neighbour at every colour
+        self._sending = (sending, sbuf)
+        return ColourSchedule(colours, boundary, start, finish)
+
+    def _complete_sends(self):
+        if self._sending is not None:
+            from mpi4py import MPI
+
+            for requests in self._sending[0]:
+                MPI.Request.Waitall(requests)
+            self._sending = None
 
     def sums(self, columns):
         """exact_sums over all ranks; its time counts as communication only on several."""
         if self.comm.size == 1:
             return exact_sums(columns)
         t0 = time.perf_counter()
+        self._complete_sends()
         out = exact_sums(columns, self.comm.mpi)
         self.seconds += time.perf_counter() - t0
         return out
+
+
+def _cell_keys(cells):
+    """One int64 per row of integer cell indices (n, 3), equal for equal rows."""
+    if not len(cells):
+        return np.zeros(0, np.int64)
+    c = cells - cells.min(axis=0)
+    span = c.max(axis=0) + 1
+    return (c[:, 0] * span[1] + c[:, 1]) * span[2] + c[:, 2]

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import kernels
+from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
 from .reference import CODE_NAMES, LOCAL_SOLVERS, NCODES, residual_from_parts
 
@@ -66,32 +67,28 @@ class GaussSeidel:
                                                       counts, self.method),
             lambda: kernels.delassus_residual(*args, B, mu, R, U)[0])
 
-    def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None):
+    def solve_coupled(self, ld, R, du, schedule=None, sums=None):
         """Solve in place for R with W applied through the bodies: U = B + H du, du = M^-1 H^T R
         (ld is a LocalDynamics; du (bodies, 6) starts at zero and ends consistent with R).
 
-        colours: contact-index arrays visited in turn each sweep; contacts of one colour share
-        no body. exchange(c), called after colour c, gives every copy of the bodies that colour
-        touched their new du (the parallel layer's job; nothing in serial). sums(parts) adds
-        per-contact squares (n, 4) over all ranks independently of the partition. With the
-        same colours, 1 and P ranks produce the same iterates bit for bit.
+        schedule: a ColourSchedule, the order of the contacts in a sweep (colours whose
+        contacts share no body) and the exchanges that give every copy of a body its new du
+        (the parallel layer's; none in serial). sums(parts) adds per-contact squares (n, 4)
+        over all ranks independently of the partition. With the same colours, 1 and P ranks
+        produce the same iterates bit for bit.
         """
         n = ld.n
-        colours = [np.arange(n, dtype=np.int64)] if colours is None else colours
-        exchange = exchange or (lambda c: None)
+        schedule = schedule or ColourSchedule.single(n)
         sums = sums or exact_sums
         U = np.empty((n, 3))
         parts = np.empty((n, 4))
         inc = (ld.inc_ptr, ld.inc_body)
-        for c, order in enumerate(colours):                 # the warm start's du
-            kernels.body_apply(*inc, ld.K, R, du, order)
-            exchange(c)
+        schedule.visit(lambda order: kernels.body_apply(*inc, ld.K, R, du, order))  # warm start
 
         def sweep(counts):
-            for c, order in enumerate(colours):
-                kernels.body_gauss_seidel_sweep(*inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du,
-                                                order, self.omega, counts, self.method)
-                exchange(c)
+            schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
+                *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, self.omega, counts,
+                self.method))
 
         def residual():
             kernels.body_residual(*inc, ld.H, ld.B, ld.mu, R, du, U, parts)

@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
+from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
 from . import kernels
 from .gauss_seidel import GaussSeidel, SolveReport
@@ -171,8 +172,7 @@ class SemismoothNewton:
         finally:
             W.destroy()
 
-    def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None, domain=None,
-                      held=None):
+    def solve_coupled(self, ld, R, du, schedule=None, sums=None, domain=None, held=None):
         """Solve in place for R with W assembled over all ranks (distributed_delassus) from the
         LocalDynamics ld; du (bodies, 6) starts at zero and ends M^-1 H^T R, as after
         GaussSeidel.solve_coupled. Without domain, serial: W from ld's block rows."""
@@ -180,24 +180,19 @@ class SemismoothNewton:
         from ..petsc import PETSc
 
         n = ld.n
-        colours = [np.arange(n, dtype=np.int64)] if colours is None else colours
-        exchange = exchange or (lambda c: None)
+        schedule = schedule or ColourSchedule.single(n)
         sums = sums or (domain.sums if domain is not None else exact_sums)
         inc = (ld.inc_ptr, ld.inc_body)
 
         def body_du():                                   # du = M^-1 H^T R, colour by colour
             du[:] = 0.0
-            for c, order in enumerate(colours):
-                kernels.body_apply(*inc, ld.K, R, du, order)
-                exchange(c)
+            schedule.visit(lambda order: kernels.body_apply(*inc, ld.K, R, du, order))
 
         def sweep(R, k, counts):
             body_du()
             for _ in range(k):
-                for c, order in enumerate(colours):
-                    kernels.body_gauss_seidel_sweep(*inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R,
-                                                    du, order, 1.0, counts)
-                    exchange(c)
+                schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
+                    *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, 1.0, counts))
 
         if domain is not None:
             W, first = distributed_delassus(ld, domain, held)
@@ -384,16 +379,15 @@ class Hybrid:
         return self._run(lambda: self.gs.solve(indptr, indices, blocks, diag, B, mu, R),
                          lambda: self.newton.solve(indptr, indices, blocks, diag, B, mu, R), R)
 
-    def solve_coupled(self, ld, R, du, colours=None, exchange=None, sums=None, domain=None,
-                      held=None):
+    def solve_coupled(self, ld, R, du, schedule=None, sums=None, domain=None, held=None):
         """As SemismoothNewton.solve_coupled; du ends M^-1 H^T R."""
         def gs():
             du[:] = 0.0
-            return self.gs.solve_coupled(ld, R, du, colours, exchange=exchange, sums=sums)
+            return self.gs.solve_coupled(ld, R, du, schedule, sums=sums)
 
         def newton():
             du[:] = 0.0
-            return self.newton.solve_coupled(ld, R, du, colours, exchange, sums, domain, held)
+            return self.newton.solve_coupled(ld, R, du, schedule, sums, domain, held)
 
         return self._run(gs, newton, R)
 
