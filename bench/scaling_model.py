@@ -3,6 +3,9 @@ bench/results/scaling.json, and its prediction at 64 and 1024 ranks (printed as 
 
     python bench/scaling_model.py
 
+It first prints every measured configuration (best and median of its runs); the fit uses the
+fastest 1- and 2-rank strong-scaling runs.
+
 Per step with S sweeps on P ranks, n bodies and m contacts per rank:
   T = a * m * S                     sweeps (relaxations)
     + b * m                         detection, assembly, integration (per contact)
@@ -17,13 +20,51 @@ yet written) 6 faces of its own block, ~ 6 kappa n^(2/3). Constants a, b, alpha 
 import json
 import os
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def records():
+    return [json.loads(line) for line in open(os.path.join(HERE, "results", "scaling.json"))]
+
+
 def load():
-    recs = [json.loads(line) for line in open(os.path.join(HERE, "results", "scaling.json"))]
-    strong = {r["ranks"]: r for r in recs if r["kind"] == "strong" and r["bodies"] == 100000}
+    """The fastest 1- and 2-rank records of the 100,000-sphere strong-scaling runs."""
+    strong = {}
+    for r in records():
+        if r["kind"] == "strong" and r["bodies"] == 100000 and (
+                r["ranks"] not in strong
+                or r["seconds_per_step"] < strong[r["ranks"]]["seconds_per_step"]):
+            strong[r["ranks"]] = r
     return strong[1], strong[2]
+
+
+def measured():
+    """Every configuration's runs (this VM's timings vary by up to 20 % from run to run):
+    count, best and median seconds per step, and speed-up / weak efficiency from each."""
+    groups = {}
+    for r in records():
+        key = (r["kind"], r["ranks"], r["bodies"], r.get("balance_tolerance", 1.1))
+        groups.setdefault(key, []).append(r["seconds_per_step"])
+    best = {k: min(v) for k, v in groups.items()}
+    median = {k: float(np.median(v)) for k, v in groups.items()}
+    print("| run | ranks | bodies | balance tolerance | runs | best s/step | median s/step "
+          "| speed-up or efficiency (best / median) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for key in sorted(groups):
+        kind, P, n, tol = key
+        base = [k for k in groups if k[0] == kind and k[1] == 1]
+        ratio = ""
+        if P > 1 and base:
+            b = base[0]
+            if kind == "strong":
+                ratio = f"{best[b] / best[key]:.2f} / {median[b] / median[key]:.2f}"
+            else:
+                ratio = f"{100 * best[b] / best[key]:.0f} % / {100 * median[b] / median[key]:.0f} %"
+        print(f"| {kind} | {P} | {n:,} | {tol} | {len(groups[key])} | {best[key]:.2f} | "
+              f"{median[key]:.2f} | {ratio} |")
+    print()
 
 
 def fit(r1, r2):
@@ -58,6 +99,7 @@ def predict(f, N, P, alpha, beta, layout):
 
 
 def main():
+    measured()
     r1, r2 = load()
     f = fit(r1, r2)
     t1 = r1["seconds_per_step"]

@@ -55,7 +55,7 @@ def test_measured_load_weighs_the_units_of_the_bodies():
     """On one rank the relative speed is 1: the load is the units (1 + contacts per body)."""
     dom = Domain(Comm(MPI.COMM_SELF), 1.0)
     assert (dom.body_load(3) == 1).all()                  # nothing measured yet
-    dom.min_seconds = 0.0
+    dom.min_seconds, dom.min_steps = 0.0, 1
     dom.record_work(0.5, [1.0, 3.0, 7.0])
     np.testing.assert_allclose(dom.body_load(3), [1.0, 3.0, 7.0])
     assert (Domain(Comm(MPI.COMM_SELF), 1.0, balance="bodies").body_load(2) == 1).all()

@@ -26,7 +26,8 @@ from .reduce import exact_sums
 class Domain:
     BALANCE = ("time", "contacts", "bodies")
 
-    def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2):
+    def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
+                 min_steps=10):
         if balance not in self.BALANCE:
             raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
         if not tolerance >= 1.0:
@@ -37,13 +38,14 @@ class Domain:
         self.tolerance = float(tolerance)
         self.balance = balance
         self.min_seconds = float(min_seconds)
+        self.min_steps = int(min_steps)
         self.seconds = 0.0                # time spent in communication
         self.repartitions = 0
         self.force_repartition = False
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks
         self.work_seconds = 0.0           # compute seconds of the steps, waits excluded
         self._units = None                # cost units of the owned bodies (record_work)
-        self._window = np.zeros(2)        # seconds and units since the cuts last moved
+        self._window = np.zeros(3)        # seconds, units, steps since the cuts last moved
         self._cuts_moved = False          # in this step's migrate
         self._sending = None              # the sweep's sends not yet known complete
 
@@ -138,7 +140,7 @@ class Domain:
         and `units`, the cost units of each owned body (1 + the contacts it touches), in the
         order of the owned rows the next migrate receives."""
         self._units = np.asarray(units, float)
-        self._window += (seconds, self._units.sum())
+        self._window += (seconds, self._units.sum(), 1)
         self.work_seconds += seconds
 
     def body_load(self, n):
@@ -147,8 +149,9 @@ class Domain:
         bodies: 1 each. contacts: its cost units, 1 + the contacts it touches (the sweeps'
         work is per contact, the integration's per body). time: its units times this rank's
         measured seconds per unit relative to the mean over all ranks, once the ranks have
-        measured `min_seconds` on average since the cuts last moved: a rank on a slower or
-        busier core then weighs more and gets fewer bodies. The relative speed is clipped to
+        measured `min_steps` steps and `min_seconds` on average since the cuts last moved
+        (timings of single steps are noisy): a rank on a slower or busier core then weighs
+        more and gets fewer bodies. The relative speed is clipped to
         [1/2, 2] so that one noisy measurement (an oversubscribed core) cannot empty a slab.
         The weights move the cuts only; the trajectory does not depend on them."""
         units = self._units
@@ -156,12 +159,14 @@ class Domain:
             return np.ones(n)
         if self.balance == "contacts":
             return units
-        total = np.empty(2)
+        if self._window[2] < self.min_steps:             # the same count on every rank
+            return units
+        total = np.empty(3)
         self.comm.mpi.Allreduce(self._window, total)
         if total[0] < self.min_seconds * self.comm.size or total[1] <= 0:
             return units
         mean_rate = total[0] / total[1]                  # seconds per unit over all ranks
-        seconds, own = self._window
+        seconds, own, _ = self._window
         rate = seconds / own if own > 0 else mean_rate
         return units * float(np.clip(rate / mean_rate, 0.5, 2.0))
 

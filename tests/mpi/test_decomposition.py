@@ -188,7 +188,7 @@ def test_a_slow_rank_gets_fewer_bodies_and_the_trajectory_stays():
     slow = 3.0 if WORLD.rank == 0 else 1.0
     record = dom.record_work
     dom.record_work = lambda seconds, units: record(slow * 1e-6 * np.sum(units), units)
-    dom.min_seconds = 0.0
+    dom.min_seconds, dom.min_steps = 0.0, 1
     counts = []
     for _ in range(12):
         sim.step()
