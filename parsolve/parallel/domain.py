@@ -151,12 +151,13 @@ class Domain:
         measured seconds per unit relative to the mean over all ranks, once the ranks have
         measured `min_steps` steps and `min_seconds` on average since the cuts last moved
         (timings of single steps are noisy): a rank on a slower or busier core then weighs
-        more and gets fewer bodies. The relative speed is clipped to
-        [1/2, 2] so that one noisy measurement (an oversubscribed core) cannot empty a slab.
-        The weights move the cuts only; the trajectory does not depend on them."""
-        units = self._units
-        if self.balance == "bodies" or units is None or len(units) != n:
+        more and gets fewer bodies. The relative speed is clipped to [1/2, 2] so that one
+        noisy measurement (an oversubscribed core) cannot empty a slab. The weights move the
+        cuts only; the trajectory does not depend on them. Collective in "time" mode: the
+        branches taken depend on counts that are equal on every rank."""
+        if self.balance == "bodies" or self._units is None:   # None: nothing measured yet
             return np.ones(n)
+        units = self._units if len(self._units) == n else np.ones(n)
         if self.balance == "contacts":
             return units
         if self._window[2] < self.min_steps:             # the same count on every rank
