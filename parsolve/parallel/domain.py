@@ -243,7 +243,7 @@ class Domain:
             return ColourSchedule(colours)
         from mpi4py import MPI
 
-        self._complete_sends()
+        self._complete_sends(free=True)
         first, last = self._holders              # as when the ghosts were made
         shared = (last - first) > 0              # bodies with copies on other ranks
         ranks = self._neighbours()
@@ -289,46 +289,54 @@ class Domain:
                 "du exchange reached a rank without the body"
             recv_idx.append(lookup[pos])
             recv_counts.append(np.array([len(g) for g in gids], np.int64))
-        # per colour: buffers, and the neighbours' row ranges in them (point-to-point)
+        # per colour: buffers, and persistent point-to-point requests on their row ranges
         others = [(k, int(r)) for k, r in enumerate(ranks) if r != self.comm.rank]
         sbuf = [np.empty((len(i), 6)) for i in send_idx]
         rbuf = [np.empty((len(i), 6)) for i in recv_idx]
-        soff = [np.concatenate([[0], np.cumsum(n)]) for n in send_counts]
-        roff = [np.concatenate([[0], np.cumsum(n)]) for n in recv_counts]
-        sending = [[] for _ in colours]
-        receiving = {}
         g = self._graph
+
+        def requests(init, bufs, counts, c):
+            off = np.concatenate([[0], np.cumsum(counts[c])])
+            return [init(bufs[c][off[k]:off[k + 1]], r, c) for k, r in others if counts[c][k]]
+
+        recvs = [requests(g.Recv_init, rbuf, recv_counts, c) for c in range(len(colours))]
+        sends = [requests(g.Send_init, sbuf, send_counts, c) for c in range(len(colours))]
 
         def start(c):
             t = time.perf_counter()
-            MPI.Request.Waitall(sending[c])               # the last sweep's, same buffer
+            MPI.Request.Waitall(sends[c])                 # the last sweep's, same buffer
             np.take(du, send_idx[c], axis=0, out=sbuf[c])
-            receiving[c] = [g.Irecv(rbuf[c][roff[c][k]:roff[c][k + 1]], source=r, tag=c)
-                            for k, r in others if recv_counts[c][k]]
-            sending[c] = [g.Isend(sbuf[c][soff[c][k]:soff[c][k + 1]], dest=r, tag=c)
-                          for k, r in others if send_counts[c][k]]
+            MPI.Prequest.Startall(recvs[c] + sends[c])
             self.bytes_sent += sbuf[c].nbytes
             self.seconds += time.perf_counter() - t
 
         def finish(c):
             t = time.perf_counter()
-            MPI.Request.Waitall(receiving.pop(c))
+            MPI.Request.Waitall(recvs[c])
             du[recv_idx[c]] = rbuf[c]
             self.seconds += time.perf_counter() - t
 
         # sends complete once the neighbour has taken them (at its finish(c)); waiting for
         # them only before a buffer is reused, or before the next collective, lets a rank
         # that is ahead go on without meeting the neighbour at every colour
-        self._sending = (sending, sbuf)
+        self._sending = (sends, recvs, sbuf, rbuf)
         return ColourSchedule(colours, boundary, start, finish)
 
-    def _complete_sends(self):
+    def _complete_sends(self, free=False):
+        """Wait for the last sweep's sends (the neighbours have posted every receive, so this
+        never blocks for long); free=True (a new schedule replaces this one): free the
+        requests too."""
         if self._sending is not None:
             from mpi4py import MPI
 
-            for requests in self._sending[0]:
+            sends, recvs = self._sending[:2]
+            for requests in sends:
                 MPI.Request.Waitall(requests)
-            self._sending = None
+            if free:
+                for requests in sends + recvs:
+                    for r in requests:
+                        r.Free()
+                self._sending = None
 
     def sums(self, columns):
         """exact_sums over all ranks; its time counts as communication only on several."""
