@@ -151,9 +151,9 @@ class Simulation:
         t1 = clock()
         contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
-        order, colours = sweep_order(colours_of(contacts.point, self.cell), contacts.k1,
-                                     contacts.k2)
-        contacts = contacts.take(order)                  # stored in sweep order
+        cells = cells_of(contacts.point, self.cell)
+        order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
+        contacts, cells = contacts.take(order), cells[order]   # stored in sweep order
         contacts.warm_start(previous)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
@@ -162,8 +162,7 @@ class Simulation:
             self.local_dynamics_hook(self, ld)
         t3 = clock()
         du = np.zeros((len(b), 6))
-        schedule = dom.schedule(b, ld.inc_body, ld.con, colours,
-                                cells_of(contacts.point, self.cell), du)
+        schedule = dom.schedule(b, ld.inc_body, ld.con, colours, cells, du)
         # a solver with a global operator (Newton) assembles W over the ranks itself
         operator = ({"domain": dom, "held": b}
                     if getattr(self.solver, "distributed_operator", False) else {})

@@ -12,7 +12,9 @@ _FORWARD = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for 
 _P = np.array([73856093, 19349663, 83492791], dtype=np.uint64)
 
 
-def _hash(cells):
+def cell_hash(cells):
+    """One uint64 per row of integer cell indices (n, 3): equal cells, equal keys (distinct
+    cells may collide)."""
     c = cells.astype(np.uint64)
     return (c[:, 0] * _P[0]) ^ (c[:, 1] * _P[1]) ^ (c[:, 2] * _P[2])
 
@@ -24,7 +26,7 @@ def candidate_pairs(x, radius, margin):
         return np.zeros((0, 2), np.int64)
     size = 2.0 * radius.max() + margin
     cells = np.floor(x / size).astype(np.int64)
-    keys = _hash(cells)
+    keys = cell_hash(cells)
     order = np.argsort(keys, kind="stable")
     skeys = keys[order]
     firsts, seconds = [], []
@@ -35,7 +37,7 @@ def candidate_pairs(x, radius, margin):
     _expand(order, pos + 1, end, firsts, seconds)
     del start
     for off in _FORWARD:
-        nk = _hash(cells[order] + off)
+        nk = cell_hash(cells[order] + off)
         lo = np.searchsorted(skeys, nk, side="left")
         hi = np.searchsorted(skeys, nk, side="right")
         _expand(order, lo, hi, firsts, seconds)

@@ -17,8 +17,9 @@ def cells_of(points, cell):
     return np.floor(points / cell).astype(np.int64)
 
 
-def colours_of(points, cell):
-    c = cells_of(points, cell) & 1
+def colours_of(cells):
+    """The colour of each row of cell indices (n, 3): the parity pattern of the cell."""
+    c = cells & 1
     return (c[:, 0] + 2 * c[:, 1] + 4 * c[:, 2]).astype(np.int64)
 
 

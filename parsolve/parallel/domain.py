@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from ..contact.broadphase import cell_hash
 from ..contact.contactset import ContactSet
 from ..errors import InputError
 from ..model.bodies import FIELDS as BODY_FIELDS
@@ -177,11 +178,7 @@ class Domain:
         if self.comm.size == 1:
             return owned
         n = owned.n_owned
-        first, last = self.part.holders(owned.x[:n], self.width)
-        count = last - first + 1
-        idx = np.repeat(np.arange(n), count)
-        dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
-                                                                           - count, count))
+        idx, dest = _holder_pairs(*self.part.holders(owned.x[:n], self.width))
         keep = dest != self.comm.rank
         ghosts = self._route_bodies(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = BodySet(n + len(ghosts), n_owned=n, **{
@@ -200,11 +197,7 @@ class Domain:
         if contacts is None or self.comm.size == 1:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
-        first, last = self.part.holders(contacts.point, self.width)
-        count = last - first + 1
-        idx = np.repeat(np.arange(len(contacts)), count)
-        dest = np.repeat(first, count) + (np.arange(len(idx)) - np.repeat(np.cumsum(count)
-                                                                           - count, count))
+        idx, dest = _holder_pairs(*self.part.holders(contacts.point, self.width))
         got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
                                      "a": contacts.a}, neighbours=near)
         return ContactSet(**got)
@@ -250,7 +243,7 @@ class Domain:
         slot = np.full(self.comm.size, -1)
         slot[ranks] = np.arange(len(ranks))
         # boundary cells: those with a contact touching a shared body; whole cells move first
-        key = _cell_keys(cells)
+        key = cell_hash(cells)
         on_boundary = np.isin(key, key[con[shared[inc_body]]])
         colours = [np.concatenate([o[on_boundary[o]], o[~on_boundary[o]]]) for o in colours]
         boundary = [int(on_boundary[o].sum()) for o in colours]
@@ -261,10 +254,8 @@ class Domain:
         send_idx, send_counts, outgoing = [], [], [[] for _ in ranks]
         for c in range(len(colours)):
             touched = np.unique(inc_body[inc_colour == c])
-            count = last[touched] - first[touched] + 1
-            idx = np.repeat(touched, count)
-            dest = np.repeat(first[touched], count) + (
-                np.arange(len(idx)) - np.repeat(np.cumsum(count) - count, count))
+            rows, dest = _holder_pairs(first[touched], last[touched])
+            idx = touched[rows]
             keep = dest != self.comm.rank
             idx, dest = idx[keep], slot[dest[keep]]
             assert (dest >= 0).all(), "du exchange to a rank outside the slab graph"
@@ -349,10 +340,10 @@ class Domain:
         return out
 
 
-def _cell_keys(cells):
-    """One int64 per row of integer cell indices (n, 3), equal for equal rows."""
-    if not len(cells):
-        return np.zeros(0, np.int64)
-    c = cells - cells.min(axis=0)
-    span = c.max(axis=0) + 1
-    return (c[:, 0] * span[1] + c[:, 1]) * span[2] + c[:, 2]
+
+def _holder_pairs(first, last):
+    """(row, rank) for every rank of each row's holder range [first, last], rows in order."""
+    count = last - first + 1
+    rows = np.repeat(np.arange(len(first)), count)
+    return rows, np.repeat(first, count) + (np.arange(len(rows))
+                                            - np.repeat(np.cumsum(count) - count, count))

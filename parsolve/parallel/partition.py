@@ -62,19 +62,19 @@ class SlabPartition:
                                      .astype(np.int64))
         if gain is not None:
             columns = lo + np.arange(len(total))
-            now, new = (self._max_over_avg(total, columns, b) for b in (self.bounds, cuts))
+            now, new = (_max_over_avg(np.bincount(
+                np.searchsorted(b, columns, side="right"), weights=total, minlength=self.size))
+                for b in (self.bounds, cuts))
             if new - 1.0 > gain * (now - 1.0):
                 return False
         self.bounds = cuts
         return True
 
-    def _max_over_avg(self, load, columns, bounds):
-        per_rank = np.bincount(np.searchsorted(bounds, columns, side="right"), weights=load,
-                               minlength=self.size)
-        return per_rank.max() * self.size / per_rank.sum() if per_rank.sum() else 1.0
-
     def imbalance(self, comm, load):
         """max/avg over the ranks of `load` (bodies, or measured seconds of work)."""
-        total = comm.allreduce(load, op=MPI.SUM)
-        peak = comm.allreduce(load, op=MPI.MAX)
-        return peak * self.size / total if total else 1.0
+        return _max_over_avg(np.array(comm.allgather(load), float))
+
+
+def _max_over_avg(per_rank):
+    total = per_rank.sum()
+    return per_rank.max() * len(per_rank) / total if total else 1.0
