@@ -52,6 +52,11 @@ def main(argv=None):
     plot = sub.add_parser("plot", help="PNG plots of a results file's history")
     plot.add_argument("file")
     plot.add_argument("--out", help="output folder (default: next to FILE)")
+    dofs = sub.add_parser("dofs", help="the free motions (degrees of freedom) of a model's "
+                                       "constrained bodies")
+    from .analysis import cli as analysis_cli
+
+    analysis_cli.add_arguments(dofs)
     argv = sys.argv[1:] if argv is None else list(argv)
     ns, rest = parser.parse_known_args(argv)
     if ns.command == "run":
@@ -61,6 +66,9 @@ def main(argv=None):
         return _guard(lambda: print(describe(ns.file)))
     if ns.command == "fclib":
         return _guard(lambda: _fclib(ns))
+    if ns.command == "dofs":
+        ns.args = [a for a in rest if a != "--"]
+        return _guard(lambda: analysis_cli.run(ns))
     if ns.command == "plot":
         from .io.plot import plot_history
 

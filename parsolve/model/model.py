@@ -22,6 +22,8 @@ from .checks import finite, positive
 from .materials import SurfaceMaterials
 from .obstacles import Obstacles
 
+RUN_HOOK = None      # set by a command that runs a model script for something else than a run
+
 
 class Model:
     def __init__(self, gravity=(0.0, 0.0, -9.81), contact_margin=None):
@@ -224,7 +226,12 @@ class Model:
         return h.hexdigest()
 
     def run(self, duration, step, **options):
-        """Integrate for `duration` seconds with time step `step`; see Simulation for options."""
+        """Integrate for `duration` seconds with time step `step`; see Simulation for options.
+
+        A command that loads the script for another purpose (`parsolve dofs`) sets RUN_HOOK,
+        which then receives the model instead of a run."""
+        if RUN_HOOK is not None:
+            return RUN_HOOK(self, duration=duration, step=step, **options)
         from ..simulation import Simulation
 
         return Simulation(self, step=step, **options).run(duration)

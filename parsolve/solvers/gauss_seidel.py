@@ -24,7 +24,11 @@ class SolveReport:
     residual: float = 0.0
     converged: bool = True
     seconds: float = 0.0
-    local: dict = field(default_factory=dict)   # local-solver outcome -> count
+    local: dict = field(default_factory=dict)   # local-solver outcome -> count (this rank's)
+    # solver events (e.g. a linear-solve fallback) -> count over the whole solve, equal on
+    # every rank by construction; the run sums them over steps, prints them in its summary
+    # and writes one history column per name the solver lists in its `event_names`
+    events: dict = field(default_factory=dict)
 
 
 class GaussSeidel:
