@@ -72,6 +72,16 @@ class Comm:
                            op={"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op])
         return out
 
+    def gather_rows(self, rows, root=0):
+        """Collective: dicts of arrays (rows along the first axis, any number per rank)
+        concatenated on `root` in rank order; None on the other ranks."""
+        import numpy as np
+
+        parts = self.mpi.gather(rows, root=root)
+        if self.rank != root:
+            return None
+        return {k: np.concatenate([p[k] for p in parts]) for k in rows}
+
     def free(self):
         if self.mpi != MPI.COMM_NULL:
             self.mpi.Free()
