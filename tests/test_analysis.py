@@ -129,10 +129,10 @@ def test_the_hinge_rotation_is_allowed_and_a_slide_along_it_refused():
     pts, dirs = L.hinge(p, axis)
     turn = body(pts, dirs, "hinge", check=user_twist({"axis": axis, "point": p}, None)).check
     assert turn["allowed"] and turn["refused_by"] == []
-    assert max(abs(v) for v in turn["length_changes"].values()) < 1e-12
+    assert max(abs(v) for _, v in turn["length_changes"]) < 1e-12
     slide = body(pts, dirs, "hinge", check=user_twist({"translation": axis}, None)).check
     assert not slide["allowed"] and slide["refused_by"] == ["hinge.4"]   # the line along it
-    assert slide["length_changes"]["hinge.4"] == pytest.approx(1.0)
+    assert dict(slide["length_changes"])["hinge.4"] == pytest.approx(1.0)
     off = body(pts, dirs, "hinge", check=user_twist(
         {"axis": axis, "point": (1.0, 2.0, 3.01)}, None)).check  # parallel axis, 1 cm off
     assert not off["allowed"]

@@ -31,8 +31,9 @@ class BodyAnalysis:
     joints: int                      # bilateral lines on the body
     contacts: int                    # unilateral lines on the body
     rank: int
-    free: list                       # Motions keeping every line
-    restrained: list                 # Motions the bilateral lines restrain
+    free: list                       # Motions keeping every line (screws.interpret's rule)
+    restrained: list                 # Motions the bilateral lines restrain: a basis of the
+                                     # complement of their free motions in the chart's metric
     restrained_by_contacts: list     # Motions only contacts restrain (may separate)
     redundant: list                  # labels of over-constraining lines
     check: dict = None
@@ -99,7 +100,8 @@ def analyse_body(lines, gid, reference=None, check=None, rtol=RTOL):
 def check_motion(twist, points, directions, unilateral, labels, chart, rtol=RTOL):
     """Is the world twist allowed? Each line's length change dl = A twist (m per radian, or
     per metre of translation) is zero within rtol times the twist's size in the chart; a
-    unilateral line (contact) may also lengthen: it separates."""
+    unilateral line (contact) may also lengthen: it separates. Returns allowed, the
+    (label, dl) of every line, the labels of the lines refusing it and of those separating."""
     twist = np.asarray(twist, float)
     dl = operator(points, directions) @ twist
     tol = rtol * np.linalg.norm(chart.from_world(twist))
@@ -107,7 +109,7 @@ def check_motion(twist, points, directions, unilateral, labels, chart, rtol=RTOL
     separates = changed & unilateral & (dl > 0)
     refused = changed & ~separates
     return {"allowed": bool(not refused.any()),
-            "length_changes": {str(k): float(v) for k, v in zip(labels, dl)},
+            "length_changes": [(str(k), float(v)) for k, v in zip(labels, dl)],
             "refused_by": [str(k) for k in labels[refused]],
             "separates": [str(k) for k in labels[separates]]}
 

@@ -26,7 +26,7 @@ def body_table(b):
             verdict += ", separating " + ", ".join(c["separates"])
         lines.append(f"  {'check':<24}{verdict}")
         lines += [f"  {'':<24}  {name:<32}dl {dl:+.3e}"
-                  for name, dl in c["length_changes"].items()]
+                  for name, dl in c["length_changes"]]
     return "\n".join(lines)
 
 
