@@ -89,44 +89,88 @@ def _run(ns):
             os.environ[f"PARSOLVE_{opt.upper()}"] = str(value)
     sys.argv = [ns.script] + list(ns.args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
-    return _guard(lambda: runpy.run_path(ns.script, run_name="__main__"))
+    from .simulation import catch_stop_signals
+
+    catch_stop_signals()           # from here on a SIGTERM/SIGUSR1 stops the run, never kills it
+    return _guard(lambda: runpy.run_path(ns.script, run_name="__main__"), script=ns.script)
 
 
-def _guard(fn):
+def _guard(fn, script=None):
+    """Run `fn`; turn its errors into one message and an exit code, on every rank alike.
+
+    A ParsolveError raised on every rank (collective) is printed once, by rank 0, one line per
+    failing rank (exit 2). Any other error: the failing ranks agree on a side channel whether
+    all of them failed (then rank 0 prints their messages once) or not (then this rank prints
+    its own and aborts the job: a rank left waiting in a collective call would hang). An
+    exception of the model script shows the script's own frames only."""
     from . import _env
 
     _env.configure()
-    from mpi4py import MPI
-
     from .errors import ParsolveError
+    from .parallel.comm import ErrorChannel, abort, world_rank_size
 
+    rank, size = world_rank_size()
+    channel = ErrorChannel() if size > 1 else None
     try:
         fn()
-    except ParsolveError as exc:
-        world = MPI.COMM_WORLD
-        if world.Get_size() == 1:
-            print(f"parsolve: error: {exc}", file=sys.stderr, flush=True)
-            return EXIT_INPUT
-        print(f"parsolve: error (rank {world.Get_rank()}): {exc}", file=sys.stderr, flush=True)
-        if not getattr(exc, "collective", False):
-            # raised on this rank only, outside a collective check: the other ranks may be
-            # waiting in a collective call, so end them all (mpirun reports the abort)
-            world.Abort(EXIT_INPUT)
-        return EXIT_INPUT
     except SystemExit:
         raise
     except BrokenPipeError:          # `parsolve info FILE | head`: the reader left early
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-        sys.stderr.flush()
-        if MPI.COMM_WORLD.Get_size() > 1:
-            MPI.COMM_WORLD.Abort(1)
-        return 1
+    except BaseException as exc:
+        code = EXIT_INPUT if isinstance(exc, ParsolveError) else 1
+        text = str(exc) if isinstance(exc, ParsolveError) else _describe_exception(exc, script)
+        if channel is None:
+            print(f"parsolve: error: {text}", file=sys.stderr, flush=True)
+            return code
+        if getattr(exc, "collective", False):
+            messages = getattr(exc, "messages", None) or [(None, text)]
+        else:
+            gathered = channel.agree(text)
+            if gathered is None:            # not every rank failed: end them all
+                print(f"parsolve: error (rank {rank}): {text}", file=sys.stderr, flush=True)
+                abort(code)
+            messages = list(enumerate(gathered))
+        if rank == 0:
+            print(_format_rank_errors(messages, size), file=sys.stderr, flush=True)
+        return code
     return 0
+
+
+def _format_rank_errors(messages, size):
+    """One line per distinct message, naming the ranks that raised it."""
+    by_text = {}
+    for r, text in messages:
+        by_text.setdefault(text, []).append(r)
+    lines = []
+    for text, ranks in by_text.items():
+        if ranks == [None] or len(ranks) == size > 1:
+            where = "all ranks" if size > 1 else ""
+        else:
+            where = ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+        head, _, rest = text.partition("\n")
+        lines.append(f"parsolve: error ({where}): {head}" + (f"\n{rest}" if rest else ""))
+    return "\n".join(lines)
+
+
+def _describe_exception(exc, script):
+    """The compiler's message for a syntax error in the model script; for an exception the
+    script raised, a traceback of the script's frames only; for one raised inside parsolve
+    (a bug to report), the frames from the script on (never the command line's or runpy's)."""
+    import traceback
+
+    if isinstance(exc, SyntaxError):
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    frames = traceback.extract_tb(exc.__traceback__)
+    if script is not None:
+        mine = [os.path.abspath(f.filename) == os.path.abspath(script) for f in frames]
+        if any(mine):
+            frames = frames[mine.index(True):]
+            if mine[-1]:
+                frames = [f for f, m in zip(frames, mine[mine.index(True):]) if m]
+    return ("Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+            + "".join(traceback.format_exception_only(type(exc), exc))).rstrip()
 
 
 def _fclib(ns):

@@ -15,3 +15,10 @@ class CollectiveError(ParsolveError):
 
 class FileFormatError(ParsolveError):
     """A file is not what it claims to be (missing datasets, wrong sizes, foreign layout)."""
+
+
+def everywhere(exc):
+    """Mark `exc` as raised identically on every rank (decided from values equal on all
+    ranks, such as reduced sums): the command line prints it once and aborts no rank."""
+    exc.collective = True
+    return exc

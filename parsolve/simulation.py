@@ -23,9 +23,10 @@ import numpy as np
 from . import dynamics
 from .assembly import LocalDynamics
 from .contact import detect
-from .errors import InputError
+from . import faults, guards
+from .errors import InputError, everywhere
 from .io.checkpoint import CheckpointPolicy
-from .io.results import ResultsWriter
+from .io.results import ResultsWriter, history_names, parts_dir
 from .model.checks import finite, positive
 from .parallel import Comm
 from .parallel.colouring import cells_of, colours_of, sweep_order
@@ -36,21 +37,30 @@ from .solvers.reference import project_rows, residual_from_parts
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
 
 
-@contextlib.contextmanager
-def _signals_caught():
-    """SIGTERM and SIGUSR1 (SLURM's --signal) only set a flag; the run loop reads it
-    collectively after each step, so that every rank stops at the same step."""
-    caught = [0]
+_CAUGHT = {"signal": 0}
+
+
+def _on_signal(signum, frame):
+    _CAUGHT["signal"] = signum
+
+
+def catch_stop_signals():
+    """SIGTERM and SIGUSR1 (SLURM's --signal) only set a flag from now on; the run loop reads
+    it collectively after each step, so that every rank stops at the same step. Returns the
+    previous handlers. `parsolve run` calls it before the script, so that a signal during the
+    set-up is not fatal either."""
     previous = {}
-
-    def handler(signum, frame):
-        caught[0] = signum
-
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGUSR1):
-            previous[sig] = signal.signal(sig, handler)
+            previous[sig] = signal.signal(sig, _on_signal)
+    return previous
+
+
+@contextlib.contextmanager
+def _signals_caught():
+    previous = catch_stop_signals()
     try:
-        yield caught
+        yield _CAUGHT
     finally:
         for sig, h in previous.items():
             signal.signal(sig, h)
@@ -77,12 +87,18 @@ class Simulation:
     file or SIGTERM/SIGUSR1 ends the run); restart: a checkpoint to continue from, or "auto"
     for the newest in checkpoint_dir if any. `parsolve run --restart/--checkpoint-*` set
     these through PARSOLVE_* environment variables, which take precedence.
+    flush_seconds: wall seconds between closings of the results' segments (besides every
+    checkpoint and the end): what a crash can lose at most (io/results.py).
+    guards ("warn", "error" or "off"), max_overlap, max_travel: the physics guards
+    (guards.py): contacts deeper than max_overlap times the smaller radius, bodies moving
+    more than max_travel times their radius in a step.
     """
 
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
                  comm=None, stop_file="STOP", verify_every=100, quiet=False,
                  balance_tolerance=1.1, checkpoint_every=None, checkpoint_seconds=None,
-                 checkpoint_keep=3, checkpoint_dir=None, restart=None, balance="time"):
+                 checkpoint_keep=3, checkpoint_dir=None, restart=None, balance="time",
+                 flush_seconds=300.0, guards="warn", max_overlap=0.2, max_travel=0.5):
         self.model = model
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
@@ -102,6 +118,13 @@ class Simulation:
         self.verify_every = int(verify_every)
         self._verified = 0
         self.quiet = quiet
+        self.flush_seconds = float(positive("flush_seconds", flush_seconds))
+        if guards not in ("warn", "error", "off"):
+            raise InputError(f"guards must be 'warn', 'error' or 'off', got {guards!r}")
+        self.guards = guards
+        self.max_overlap = float(positive("max_overlap", max_overlap))
+        self.max_travel = float(positive("max_travel", max_travel))
+        self._guard = (0, [])
         with self.comm.collective():
             local = model.build(self.comm)
             self.mu_table, self.e_table = model.materials.tables()
@@ -143,12 +166,16 @@ class Simulation:
         clock = time.perf_counter
         t0 = clock()
         comm0 = dom.seconds
+        rank, step = self.comm.rank, self.step_count + 1
+        faults.point("step", step, rank)
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
+        x0 = b.x[:b.n_owned].copy()
         t_mig = clock()
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
+        faults.point("detect", step, rank)
         contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
         cells = cells_of(contacts.point, self.cell)
@@ -161,6 +188,7 @@ class Simulation:
         if self.local_dynamics_hook is not None:
             self.local_dynamics_hook(self, ld)
         t3 = clock()
+        faults.point("solve", step, rank)
         du = np.zeros((len(b), 6))
         schedule = dom.schedule(b, ld.inc_body, ld.con, colours, cells, du)
         # a solver with a global operator (Newton) assembles W over the ranks itself
@@ -174,10 +202,17 @@ class Simulation:
             petsc_residual = self._petsc_residual(ld, b, contacts.R)
         self._verified += 1
         t4 = clock()
+        faults.point("update", step, rank)
         dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
         dynamics.half_step(b, h, upto=len(b))
         ld.destroy()
         self.owned = b.take(np.arange(b.n_owned))
+        if self.guards != "off":
+            n_deep, deep = guards.deep_overlaps(contacts, b, self.max_overlap,
+                                                self.model.obstacles.names)
+            o = self.owned
+            n_fast, fast = guards.fast_bodies(o.gid, o.x - x0, o.radius, self.max_travel, h)
+            self._guard = (n_deep + n_fast, deep + fast)
         t5 = clock()
         self.contacts = contacts
         self.time = (self.step_count + 1) * h
@@ -190,22 +225,21 @@ class Simulation:
             self.phase[name] += dt
         self.phase["migrate"] += t_mig - t0
         self.phase["communication"] += comm_time
-        o = self.owned
         ke, pe = self.energies()
         row = {"step": self.step_count, "time": self.time,
                "contacts": self.comm.sum(len(contacts)),
                "iterations": report.iterations, "residual": residual,
                "newton_iterations": getattr(report, "newton_iterations", 0),
                "ksp_iterations": getattr(report, "ksp_iterations", 0),
+               **{f"event_{k}": int(v) for k, v in report.events.items()},
                "converged": int(report.converged), "kinetic_energy": ke,
                "petsc_residual": petsc_residual,
                "potential_energy": pe,
                "t_integrate": t1 - t_mig + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
                "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                "t_migrate": t_mig - t0, "t_communication": comm_time}
-        self._local = report.local
+        self._local, self._events = report.local, report.events
         self._ghosts = len(b) - b.n_owned
-        del o
         return row
 
     # -- state for checkpoints ---------------------------------------------------------------
@@ -271,18 +305,33 @@ class Simulation:
         """Run to the simulated time `duration` (from the restart point when restarting).
 
         Ends early, after writing a checkpoint, on a STOP file (returns normally) or on
-        SIGTERM/SIGUSR1 (raises SystemExit(EXIT_SIGNAL) once the files are closed)."""
+        SIGTERM/SIGUSR1 (raises SystemExit(EXIT_SIGNAL) once the files are closed). An error
+        raised on every rank alike (bad state, a guard in error mode) closes the results
+        first, so nothing written is lost."""
         duration = float(finite("duration", duration))
         if duration < 0:
             raise InputError(f"duration must be >= 0, got {duration}")
-        if self.restart:
-            self._restart(self.restart)
+        inherited = self._restart(self.restart) if self.restart else None
         nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
         with self.comm.collective():
             if self.output:
-                writer = ResultsWriter(self._output_path(), self.comm, self.model, self.owned,
-                                       self.h)
+                writer = ResultsWriter(
+                    self._output_path(), self.comm, self.model, self.owned, self.h,
+                    parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
+                    names=history_names(getattr(self.solver, "event_names", ())))
+        if writer is not None and writer.missing and self.comm.root and not self.quiet:
+            print(f"[parsolve] warning: results parts {', '.join(writer.missing)} of the "
+                  "earlier legs are gone: the history has a gap before this leg", flush=True)
+        try:
+            with _signals_caught() as caught:
+                return self._loop(nsteps, writer, caught)
+        except BaseException as exc:
+            if writer is not None and getattr(exc, "collective", False):
+                writer.close()                   # every rank is here: close collectively
+            raise
+
+    def _loop(self, nsteps, writer, caught):
         start = time.perf_counter()
         last_print = start
         next_frame = self.time
@@ -292,58 +341,91 @@ class Simulation:
             if self.frame_interval:
                 next_frame = self.time + self.frame_interval
         tot = {"iterations": 0, "contacts": 0, "max_contacts": 0, "unconverged": 0,
-               "max_residual": 0.0, "local": {}}
+               "max_residual": 0.0, "local": {}, "events": {}, "guards": 0, "reported": set()}
+        last_flush = time.time()
         row, stopped_by, checkpoint_path = None, "", ""
-        with _signals_caught() as caught:
-            for k in range(nsteps):
-                row = self.step()
-                t_out = time.perf_counter()
-                if not np.isfinite(row["kinetic_energy"]):
-                    raise InputError(f"step {self.step_count}: the state became NaN or "
-                                     "infinite")
-                last = k == nsteps - 1
-                stop_file = self.comm.mpi.bcast(
-                    bool(self.stop_file and os.path.exists(self.stop_file)) if self.comm.root
-                    else None)
-                signal_no = self.comm.max(caught[0])
-                stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
-                if writer is not None:
-                    if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
-                                                last or stopped_by):
-                        writer.frame(self.step_count, self.time, self.owned, self.contacts)
-                        next_frame += self.frame_interval
-                    elif not self.frame_interval and (last or stopped_by):
-                        writer.frame(self.step_count, self.time, self.owned, self.contacts)
-                if stopped_by or self.checkpoints.due(self.step_count, self.comm):
-                    checkpoint_path = self.checkpoints.write(self)
-                row["t_output"] = time.perf_counter() - t_out
-                self.phase["output"] += row["t_output"]
-                if writer is not None:
-                    writer.record(row)
-                self.history.append(row)
-                self._tally(tot, row)
-                now = time.perf_counter()
-                if self.progress > 0 and self.comm.root and not self.quiet and \
-                        now - last_print >= self.progress:
-                    last_print = now
-                    rate = (now - start) / (k + 1)
-                    print(f"[parsolve] step {self.step_count}/{self.step_count - k - 1 + nsteps}"
-                          f" t={self.time:.6g} s contacts={row['contacts']} "
-                          f"iterations={row['iterations']} residual={row['residual']:.2e} "
-                          f"{1e3 * rate:.2f} ms/step ETA {rate * (nsteps - k - 1):.0f} s",
-                          flush=True)
-                if stopped_by:
-                    break
+        for k in range(nsteps):
+            row = self.step()
+            t_out = time.perf_counter()
+            faults.point("output", self.step_count, self.comm.rank)
+            if not np.isfinite(row["kinetic_energy"]):       # a reduced sum: equal everywhere
+                raise everywhere(InputError(f"step {self.step_count}: the state became NaN "
+                                            "or infinite"))
+            # one reduction a step decides every collective branch: signals (any rank),
+            # the STOP file and the wall clocks (rank 0's), the guards (any rank)
+            root = self.comm.root
+            signal_no, stop_file, ckpt_time, flush_time, guard = self.comm.allreduce_array(
+                np.array([caught["signal"],
+                          root and bool(self.stop_file and os.path.exists(self.stop_file)),
+                          root and self.checkpoints.due_by_time(),
+                          root and time.time() - last_flush >= self.flush_seconds,
+                          self._guard[0]], np.int64), "max")
+            if guard:
+                self._report_guards(tot)
+            last = k == nsteps - 1
+            stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
+            if writer is not None:
+                if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
+                                            last or stopped_by):
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                    next_frame += self.frame_interval
+                elif not self.frame_interval and (last or stopped_by):
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+            checkpoint = stopped_by or ckpt_time or self.checkpoints.due_by_step(self.step_count)
+            row["t_output"] = time.perf_counter() - t_out
+            self.phase["output"] += row["t_output"]
+            self.history.append(row)
+            self._tally(tot, row)
+            if writer is not None:
+                writer.record(row)
+                if checkpoint or flush_time:          # the history so far survives a crash
+                    parts = writer.close_segment()
+                    last_flush = time.time()
+            if checkpoint:
+                checkpoint_path = self.checkpoints.write(
+                    self, parts if writer is not None else ())
+            now = time.perf_counter()
+            if self.progress > 0 and self.comm.root and not self.quiet and \
+                    now - last_print >= self.progress:
+                last_print = now
+                rate = (now - start) / (k + 1)
+                print(f"[parsolve] step {self.step_count}/{self.step_count - k - 1 + nsteps}"
+                      f" t={self.time:.6g} s contacts={row['contacts']} "
+                      f"iterations={row['iterations']} residual={row['residual']:.2e} "
+                      f"{1e3 * rate:.2f} ms/step ETA {rate * (nsteps - k - 1):.0f} s",
+                      flush=True)
+            if stopped_by:
+                break
         summary = self._summary(tot, row, time.perf_counter() - start, stopped_by,
                                 checkpoint_path)
+        faults.point("close", self.step_count, self.comm.rank)
         if writer is not None:
             writer.close(summary)
         if self.comm.root and not self.quiet:
             print(format_summary(summary), flush=True)
         self.summary = summary
         if stopped_by == "signal":
+            caught["signal"] = 0                      # consumed: a later run starts afresh
             raise SystemExit(EXIT_SIGNAL)
         return summary
+
+    def _report_guards(self, tot):
+        """Gather the guards' reports; rank 0 warns once per pair or body; "error" mode
+        raises on every rank alike."""
+        counts, reports = zip(*self.comm.allgather(self._guard))
+        tot["guards"] += sum(counts)
+        new = [(key, text) for part in reports for key, text in part
+               if key not in tot["reported"]]
+        tot["reported"].update(key for key, _ in new)
+        if self.guards == "error":
+            raise everywhere(InputError(f"step {self.step_count}: unphysical state: "
+                                        + "; ".join(text for _, text in new[:5])))
+        if self.comm.root and not self.quiet:
+            for _, text in new[:5]:
+                print(f"[parsolve] warning: step {self.step_count}: {text}", flush=True)
+            if len(new) > 5:
+                print(f"[parsolve] warning: step {self.step_count}: {len(new) - 5} more "
+                      "(counted in the run summary)", flush=True)
 
     def _tally(self, tot, row):
         tot["iterations"] += row["iterations"]
@@ -362,12 +444,17 @@ class Simulation:
                       "iterations)" + ("; further warnings only in the history and summary"
                                        if tot["unconverged"] == 5 else ""), flush=True)
         tot["max_residual"] = max(tot["max_residual"], row["residual"])
-        for name, c in self._local.items():
-            tot["local"][name] = tot["local"].get(name, 0) + c
+        for into, counts in ((tot["local"], self._local), (tot["events"], self._events)):
+            for name, c in counts.items():
+                into[name] = into.get(name, 0) + int(c)
 
     def _summary(self, tot, row, wall, stopped_by, checkpoint_path):
+        """The run summary: every figure reduced over the ranks (sums exact, times the
+        maximum), then rank 0's copy on every rank, so that what is printed, written to the
+        results file and returned is one and the same."""
         summary = {
-            "steps": int(self.step_count), "time": self.time, "wall_seconds": wall,
+            "steps": int(self.step_count), "time": self.time,
+            "wall_seconds": self.comm.max(wall),
             "bodies": self.n_bodies, "ranks": self.comm.size,
             "repartitions": self.domain.repartitions,
             "contacts_mean": tot["contacts"] / max(1, len(self.history)),
@@ -378,6 +465,7 @@ class Simulation:
             "final_residual": row["residual"] if row else 0.0,
             "max_residual": tot["max_residual"], "stopped_by": stopped_by,
             "checkpoint": checkpoint_path, "output": self._output_path() if self.output else "",
+            "guard_warnings": tot["guards"],
         }
         summary.update({f"seconds_{p}": self.comm.max(v) for p, v in self.phase.items()})
         for key in ("bodies", "ghosts", "local_contacts"):
@@ -389,16 +477,22 @@ class Simulation:
         summary.update(per_rank_work_seconds_min=self.comm.min(work),
                        per_rank_work_seconds_avg=self.comm.sum(work) / self.comm.size,
                        per_rank_work_seconds_max=self.comm.max(work))
-        summary.update({f"local_{n}": c for n, c in tot["local"].items()})
-        return summary
+        summary.update({f"local_{n}": c for n, c in self.comm.sum_counts(tot["local"]).items()})
+        summary.update({f"event_{n}": c for n, c in sorted(tot["events"].items())})
+        return self.comm.bcast(summary)
 
     def _restart(self, path):
+        """Continue from checkpoint `path` (or the newest, for "auto"); returns the results
+        segments that hold the history up to it, or None for a fresh start."""
         from .io import checkpoint
 
         if path == "auto":
             path = checkpoint.newest(self.checkpoints.directory, self.checkpoints.name)
             if path is None:                     # nothing to continue from: a fresh start
-                return
+                if self.comm.root and not self.quiet:
+                    print(f"[parsolve] --restart auto: no checkpoint in "
+                          f"{self.checkpoints.directory}/, starting afresh", flush=True)
+                return None
         bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
                                                            self.model.fingerprint())
         with self.comm.collective():
@@ -410,6 +504,7 @@ class Simulation:
         if self.comm.root and not self.quiet:
             print(f"[parsolve] restarting from {path} at step {step}, t = {t:.6g} s",
                   flush=True)
+        return attrs["results_parts"]
 
     def _output_path(self):
         """The results file; a restarted run writes NAME.restart-STEP.h5 so that the results
@@ -442,6 +537,14 @@ def format_summary(s):
         + f"  unconverged steps {s['unconverged_steps']}"
         f"  residual final {s['final_residual']:.2e} max {s['max_residual']:.2e}",
         f"  local solves: {local or 'none'}",
+    ]
+    events = " ".join(f"{k[6:]} {v}" for k, v in s.items() if k.startswith("event_"))
+    if events:
+        lines.append(f"  solver events: {events}")
+    if s["guard_warnings"]:
+        lines.append(f"  physics guards: {s['guard_warnings']} warnings (deep overlaps, "
+                     "bodies too fast for the step)")
+    lines += [
         f"  seconds per phase (max over ranks): {phases}",
     ]
     if s["ranks"] > 1:

@@ -41,6 +41,8 @@ def candidate_pairs(x, radius, margin):
         lo = np.searchsorted(skeys, nk, side="left")
         hi = np.searchsorted(skeys, nk, side="right")
         _expand(order, lo, hi, firsts, seconds)
+    if not firsts:                          # no two bodies in the same or adjacent cells
+        return np.zeros((0, 2), np.int64)
     i = np.concatenate(firsts)
     j = np.concatenate(seconds)
     a, b = np.minimum(i, j), np.maximum(i, j)

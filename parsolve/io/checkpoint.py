@@ -7,21 +7,30 @@ Layout (rows carry their body id or contact key, so any rank can read any slice)
   /bodies/<field>    every BodySet field of every body (gid, shape, material, radius, half,
                      mass, inertia, x, q, v, w, force, torque)
   /contacts/k1, k2, point, R     the contact set with its reactions (the warm start)
+  every dataset: attr checksum (io/checksum.py: any rank count writes and verifies it);
+  /: attrs header_checksum (of the attributes in HEADER), results_parts (JSON: the complete
+     results segments that hold the history up to this step, for a restart to continue it)
 Gauss-Seidel keeps no other state. A checkpoint is written as NAME.tmp and renamed to NAME
-only when complete and closed, so a crash never leaves a half-written file under NAME.
+only when complete and closed, so a crash never leaves a half-written file under NAME; a
+flipped byte in any dataset is refused by its checksum on restart.
 """
 import glob
+import json
 import os
 import re
 import time
 
 import numpy as np
 
+from .. import faults
 from ..errors import FileFormatError
 from ..model.bodies import FIELDS
+from . import checksum
 
 FORMAT = "parsolve-checkpoint"
 CONTACT_FIELDS = ("k1", "k2", "point", "R")
+HEADER = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
+          "contacts", "results_parts")
 
 
 def _h5py():
@@ -30,10 +39,9 @@ def _h5py():
     return h()
 
 
-def write(path, sim):
-    """Write sim's state to `path` (collective over sim.comm)."""
-    from mpi4py import MPI
-
+def write(path, sim, results_parts=()):
+    """Write sim's state to `path` (collective over sim.comm). `results_parts`: the complete
+    results segments up to this step (equal on every rank)."""
     from .. import __version__
 
     h5py = _h5py()
@@ -42,30 +50,32 @@ def write(path, sim):
     tmp = path + ".tmp"
     if comm.root:
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    comm.mpi.Barrier()
-    delay = float(os.environ.get("PARSOLVE_TEST_CHECKPOINT_DELAY", "0"))  # tests only
+    comm.barrier()
     with h5py.File(tmp, "w", driver="mpio", comm=comm.mpi) as f:
-        n_b = comm.sum(len(snap["bodies"]["gid"]))
-        n_c = comm.sum(len(snap["contacts"]["k1"]))
-        f.attrs.update(format=FORMAT, version=__version__,
-                       model_fingerprint=sim.model.fingerprint(), step=snap["step"],
-                       time=snap["time"], step_size=sim.h, bodies=n_b, contacts=n_c,
-                       ranks=comm.size)
+        header = dict(format=FORMAT, version=__version__,
+                      model_fingerprint=sim.model.fingerprint(), step=snap["step"],
+                      time=snap["time"], step_size=sim.h,
+                      bodies=comm.sum(len(snap["bodies"]["gid"])),
+                      contacts=comm.sum(len(snap["contacts"]["k1"])),
+                      results_parts=json.dumps(list(results_parts)))
+        # attributes are collective metadata: rank 0's values, equal everywhere by construction
+        header = comm.bcast(header)
+        f.attrs.update(header, ranks=comm.size,
+                       header_checksum=np.uint64(checksum.of_attributes(header, HEADER)))
         for group, data in (("bodies", snap["bodies"]), ("contacts", snap["contacts"])):
             g = f.create_group(group)
-            n = len(next(iter(data.values())))
-            offset = comm.mpi.exscan(n, op=MPI.SUM) or 0
-            total = comm.sum(n)
+            offset, total = comm.offset(len(next(iter(data.values()))))
             for name, arr in data.items():
                 ds = g.create_dataset(name, shape=(total,) + arr.shape[1:], dtype=arr.dtype)
-                if n:
-                    ds[offset:offset + n] = arr
-                if delay:
-                    time.sleep(delay)
-    comm.mpi.Barrier()
+                if len(arr):
+                    ds[offset:offset + len(arr)] = arr
+                digest = checksum.combine(comm.allgather(checksum.partial(arr, offset)))
+                ds.attrs["checksum"] = np.uint64(digest)
+                faults.point("checkpoint-dataset", snap["step"], comm.rank)
+    comm.barrier()
     if comm.root:
         os.replace(tmp, path)
-    comm.mpi.Barrier()
+    comm.barrier()
 
 
 def read(path, comm, fingerprint=None):
@@ -93,6 +103,10 @@ def _read_open(f, path, comm, fingerprint):
     if f.attrs.get("format") != FORMAT:
         raise FileFormatError(f"{path}: not a parsolve checkpoint (format attribute "
                               f"{f.attrs.get('format')!r})")
+    stored = f.attrs.get("header_checksum")
+    if stored is None or int(stored) != checksum.of_attributes(f.attrs, HEADER):
+        raise FileFormatError(f"{path}: the header attributes fail their checksum (corrupt "
+                              "or written by an older version)")
     if fingerprint is not None and f.attrs.get("model_fingerprint") != fingerprint:
         raise FileFormatError(f"{path}: a checkpoint of another model (its fingerprint "
                               f"{str(f.attrs.get('model_fingerprint'))[:12]}... differs from "
@@ -122,11 +136,18 @@ def _read_open(f, path, comm, fingerprint):
             except (OSError, ValueError) as exc:
                 raise FileFormatError(f"{path}: /{group}/{name} cannot be read ({exc})") \
                     from None
+            digest = checksum.combine(comm.allgather(checksum.partial(arr, lo)))
+            if "checksum" not in f[group][name].attrs or \
+                    digest != int(f[group][name].attrs["checksum"]):
+                raise FileFormatError(f"{path}: dataset /{group}/{name} fails its checksum "
+                                      "(the file is corrupt)")
             if arr.dtype.kind == "f" and not np.isfinite(arr).all():
                 raise FileFormatError(f"{path}: /{group}/{name} holds NaN or infinite values")
             data[name] = arr
         result.append(data)
-    return result[0], result[1], int(f.attrs["step"]), float(f.attrs["time"]), dict(f.attrs)
+    attrs = dict(f.attrs)
+    attrs["results_parts"] = json.loads(attrs.get("results_parts", "[]"))
+    return result[0], result[1], int(f.attrs["step"]), float(f.attrs["time"]), attrs
 
 
 class CheckpointPolicy:
@@ -143,22 +164,26 @@ class CheckpointPolicy:
         self.keep = max(1, int(keep))
         self.last_time = time.time()
 
-    def due(self, step, comm):
-        by_step = self.every is not None and step % self.every == 0
-        by_time = self.seconds is not None and time.time() - self.last_time >= self.seconds
-        return bool(comm.mpi.bcast(by_step or by_time if comm.root else None))
+    def due_by_step(self, step):
+        return self.every is not None and step % self.every == 0
+
+    def due_by_time(self):
+        """Whether the wall-clock interval has passed: read on rank 0 and shared by the run
+        (clocks differ between ranks)."""
+        return self.seconds is not None and time.time() - self.last_time >= self.seconds
 
     def path(self, step):
         return os.path.join(self.directory, f"{self.name}-{step:09d}.h5")
 
-    def write(self, sim):
+    def write(self, sim, results_parts=()):
         path = self.path(sim.step_count)
-        write(path, sim)
+        faults.point("checkpoint", sim.step_count, sim.comm.rank)
+        write(path, sim, results_parts)
         self.last_time = time.time()
         if sim.comm.root:                     # rotate: only after the new one is complete
             for old in existing(self.directory, self.name)[:-self.keep]:
                 os.remove(old)
-        sim.comm.mpi.Barrier()
+        sim.comm.barrier()
         return path
 
 

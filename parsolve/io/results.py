@@ -1,11 +1,15 @@
-"""The results file of a run: one HDF5 file, readable with plain h5py.
+"""The results file of a run: one HDF5 file, readable with plain h5py, that survives a crash.
 
-Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
-  /                      attrs: format="parsolve-results", version, model_fingerprint, step_size
+Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; quaternions
+(w, x, y, z)):
+  /                      attrs: format="parsolve-results", version, model_fingerprint, step_size,
+                         ranks, complete (True once the run closed it), parts, summary_* (at
+                         the end: the run summary, reduced over all ranks)
   /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, half, mass, inertia
   /model/materials       attrs: labels (index -> label)
   /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
-  /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...);
+  /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...) and
+                         event_<name> per solver event (e.g. a linear-solve fallback);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
                          steps without that check); newton_iterations, ksp_iterations:
                          the Newton steps and inner KSP iterations of the step's solve
@@ -18,17 +22,31 @@ Layout (SI units; vectors in the world frame; quaternions (w, x, y, z)):
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step)
 An XDMF index (NAME.xdmf, io/xdmf.py) beside the file opens the frames in ParaView.
-The file is opened with the MPI-IO driver on the run's communicator; each rank writes the rows
-of the bodies and contacts it owns (at offsets from an exclusive scan), rank 0 the history.
+
+How it survives a crash. A file open for writing when a rank is killed is unreadable, so the
+heavy data go to segment files in NAME.parts/, each written collectively (MPI-IO, every rank
+its rows at offsets from an exclusive scan, rank 0 the history) as SEG.tmp and renamed when
+closed. A segment is closed at every checkpoint, every `flush_seconds` of wall time and at the
+end. NAME.h5 itself is a small index that rank 0 alone rewrites (as NAME.h5.tmp, then renamed)
+after each segment closes: /model and /frames/NNNNNN are external links into the parts,
+/history/<name> virtual datasets spanning them. So after SIGKILL of any rank, NAME.h5 holds
+everything up to the last closed segment. A checkpoint records the segments up to its step,
+and a restarted leg's index (NAME.restart-STEP.h5) starts from those: its history has no gap
+and no step twice. HDF5's SWMR mode, the other way to read a file being written, does not
+work with the MPI-IO driver.
 """
+import glob
+import json
 import os
 
 import numpy as np
 
+from .. import faults
 from ..contact.detect import box_vertices
 from ..model.bodies import BOX
 from .xdmf import HEX_ORDER
 
+FORMAT = "parsolve-results"
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
            "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
@@ -45,69 +63,67 @@ def _h5py():
     return h5py
 
 
+def history_names(event_names=()):
+    """The history columns of a run whose solver reports `event_names`."""
+    return HISTORY + tuple(f"event_{e}" for e in event_names)
+
+
+def _dtype(name):
+    return np.int64 if name in _INT or name.startswith("event_") else float
+
+
+def parts_dir(output):
+    """Where the segments of the results NAME.h5 (and of its restarted legs) live."""
+    return os.path.splitext(output)[0] + ".parts"
+
+
 class ResultsWriter:
-    def __init__(self, path, comm, model, bodies, step_size, flush_every=200):
-        h5py = _h5py()
-        self.path = path
-        self.comm = comm
-        d = os.path.dirname(os.path.abspath(path))
-        os.makedirs(d, exist_ok=True)
-        self.f = h5py.File(path, "w", driver="mpio", comm=comm.mpi)
-        from .. import __version__
+    """Writes a run's results (collective over `comm`; rank 0 keeps the index).
 
-        self.f.attrs.update(format="parsolve-results", version=__version__,
-                            model_fingerprint=model.fingerprint(), step_size=step_size,
-                            ranks=comm.size)
-        g = self.f.create_group("model/bodies")
-        n = bodies.n_owned
-        for name in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
-            self._rows(g, name, getattr(bodies, name)[:n])
-        self.f["model"].create_group("materials").attrs["labels"] = model.materials.labels
-        o = self.f.create_group("model/obstacles")
-        o.create_dataset("point", data=model.obstacles.point)
-        o.create_dataset("normal", data=model.obstacles.normal)
-        o.create_dataset("material", data=model.obstacles.material)
-        o.attrs["names"] = model.obstacles.names
-        h = self.f.create_group("history")
-        for name in HISTORY:
-            h.create_dataset(name, shape=(0,), maxshape=(None,), chunks=(1024,),
-                             dtype=np.int64 if name in _INT else float)
-        fr = self.f.create_group("frames")
-        fr.create_dataset("time", shape=(0,), maxshape=(None,), chunks=(256,), dtype=float)
-        fr.create_dataset("step", shape=(0,), maxshape=(None,), chunks=(256,), dtype=np.int64)
-        self.rows = []
-        self.h = step_size
-        self.flush_every = flush_every
-        self.nframes = 0
+    path: the index file; parts: the folder of the segments (parts_dir of the run's first
+    results name, shared by its restarted legs); leg: the step this leg starts from (names
+    its parts); inherited: names of complete segments of earlier legs (from the checkpoint
+    restarted from) or None for a fresh run, which clears the folder; names: history columns.
+    """
 
+    def __init__(self, path, comm, model, bodies, step_size, parts=None, leg=0, inherited=None,
+                 names=HISTORY, flush_every=200):
+        self.path, self.comm, self.h = path, comm, step_size
+        self.parts = parts or parts_dir(path)
+        self.leg, self.names, self.flush_every = int(leg), tuple(names), flush_every
+        self.rows, self.segments, self.missing, self.current = [], [], [], None
+        self.summary, self.opened = None, 0
+        self.header = {"format": FORMAT, "model_fingerprint": model.fingerprint(),
+                       "step_size": step_size, "ranks": comm.size}
+        if comm.root:
+            os.makedirs(self.parts, exist_ok=True)
+            if inherited is None:                 # a fresh run: no part of an old one stays
+                for old in glob.glob(os.path.join(self.parts, "*.h5*")):
+                    os.remove(old)
+            self.segments, self.missing = _describe_parts(self.parts, inherited or ())
+        comm.barrier()
+        self.model_part = f"model-{self.leg:09d}.h5"
+        self._model(self._collective_file(self.model_part), model, bodies)
+        self._write_index()
+
+    # -- what the run calls --------------------------------------------------------------
     def record(self, row):
         self.rows.append(row)
         if len(self.rows) >= self.flush_every:
-            self.flush()
-
-    def flush(self):
-        if not self.rows:
-            return
-        h = self.f["history"]
-        n0 = h["step"].shape[0]
-        n1 = n0 + len(self.rows)
-        for name in HISTORY:
-            ds = h[name]
-            ds.resize((n1,))
-            if self.comm.root:
-                ds[n0:n1] = np.array([r[name] for r in self.rows])
-        self.rows = []
-        self.f.flush()
+            self._flush()
 
     def frame(self, step, time, bodies, contacts):
-        g = self.f.create_group(f"frames/{self.nframes:06d}")
+        seg = self._segment()
+        f = seg["file"]
+        g = f.create_group(f"frames/{len(seg['frames']):06d}")
         n = bodies.n_owned
         gb = g.create_group("bodies")
         for name in ("gid", "x", "q", "v", "w", "radius", "shape"):
             self._rows(gb, name, getattr(bodies, name)[:n])
         boxes = np.flatnonzero(bodies.shape[:n] == BOX)
         verts = box_vertices(bodies, boxes)
-        hexa = (self.comm.mpi.exscan(8 * len(boxes)) or 0) + 8 * np.arange(len(boxes))
+        first, _ = self.comm.offset(8 * len(boxes))
+        hexa = first + 8 * np.arange(len(boxes))
         gx = g.create_group("boxes")
         self._rows(gx, "vertices", verts.reshape(-1, 3))
         self._rows(gx, "connectivity", (hexa[:, None] + np.array(HEX_ORDER)).astype(np.int64))
@@ -116,37 +132,173 @@ class ResultsWriter:
             self._rows(gc, name, getattr(contacts, name))
         self._rows(gc, "normal", contacts.frame[:, 0, :])
         self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
-        for name, value in (("time", time), ("step", step)):
-            ds = self.f["frames"][name]
-            ds.resize((self.nframes + 1,))
+        g.attrs.update(time=float(time), step=int(step))
+        seg["frames"].append((int(step), float(time)))
+        faults.point("frame", int(step), self.comm.rank)
+
+    def close_segment(self):
+        """Close the open segment (collective), so that everything so far survives a crash;
+        returns the names of the complete segments, oldest first (equal on every rank)."""
+        self._flush()
+        seg, self.current = self.current, None
+        if seg is not None:
+            faults.point("segment", None, self.comm.rank)
+            seg["file"].attrs.update(rows=seg["rows"], frames=json.dumps(seg["frames"]))
+            seg["file"].close()
+            self.comm.barrier()
             if self.comm.root:
-                ds[self.nframes] = value
-        g.attrs.update(time=time, step=step)
-        self.nframes += 1
+                os.replace(os.path.join(self.parts, seg["name"] + ".tmp"),
+                           os.path.join(self.parts, seg["name"]))
+                self.segments.append({k: seg[k] for k in ("name", "rows", "frames",
+                                                          "columns")})
+                self._write_index()
+            self.comm.barrier()
+        return self.comm.bcast([s["name"] for s in self.segments] if self.comm.root else None)
+
+    def close(self, summary=None):
+        """Close the last segment and write the index with the run summary (rank 0's: the
+        summary is reduced over the ranks before it comes here) and the XDMF."""
+        self.summary = summary
+        self.close_segment()
+        if self.comm.root:
+            self._write_index(complete=True)
+        self.comm.barrier()
+
+    # -- files -------------------------------------------------------------------------------
+    def _collective_file(self, name):
+        h5py = _h5py()
+        return h5py.File(os.path.join(self.parts, name + ".tmp"), "w", driver="mpio",
+                         comm=self.comm.mpi)
+
+    def _segment(self):
+        if self.current is None:
+            name = f"seg-{self.leg:09d}-{self.opened:04d}.h5"
+            self.opened += 1
+            f = self._collective_file(name)
+            h = f.create_group("history")
+            for col in self.names:
+                h.create_dataset(col, shape=(0,), maxshape=(None,), chunks=(1024,),
+                                 dtype=_dtype(col))
+            f.create_group("frames")
+            self.current = {"name": name, "file": f, "rows": 0, "frames": [],
+                            "columns": list(self.names)}
+        return self.current
+
+    def _model(self, f, model, bodies):
+        g = f.create_group("model/bodies")
+        n = bodies.n_owned
+        for name in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
+            self._rows(g, name, getattr(bodies, name)[:n])
+        f["model"].create_group("materials").attrs["labels"] = model.materials.labels
+        o = f.create_group("model/obstacles")
+        o.create_dataset("point", data=model.obstacles.point)
+        o.create_dataset("normal", data=model.obstacles.normal)
+        o.create_dataset("material", data=model.obstacles.material)
+        o.attrs["names"] = model.obstacles.names
+        f.close()
+        self.comm.barrier()
+        if self.comm.root:
+            os.replace(os.path.join(self.parts, self.model_part + ".tmp"),
+                       os.path.join(self.parts, self.model_part))
+
+    def _flush(self):
+        if not self.rows:
+            return
+        seg = self._segment()
+        h = seg["file"]["history"]
+        n0, n1 = seg["rows"], seg["rows"] + len(self.rows)
+        for name in self.names:
+            ds = h[name]
+            ds.resize((n1,))
+            if self.comm.root:
+                ds[n0:n1] = np.array([r.get(name, 0) for r in self.rows], dtype=_dtype(name))
+        seg["rows"] = n1
+        self.rows = []
 
     def _rows(self, group, name, local):
         """A dataset of every rank's rows of `local`, each rank writing its own slice."""
-        from mpi4py import MPI
-
-        n = len(local)
-        mpi = self.comm.mpi
-        total = mpi.allreduce(n, op=MPI.SUM)
-        offset = mpi.exscan(n, op=MPI.SUM) or 0
+        offset, total = self.comm.offset(len(local))
         ds = group.create_dataset(name, shape=(total,) + local.shape[1:], dtype=local.dtype)
-        if n:
-            ds[offset:offset + n] = local
+        if len(local):
+            ds[offset:offset + len(local)] = local
 
-    def close(self, summary=None):
-        self.flush()
-        if summary is not None:
-            self.f.attrs.update({f"summary_{k}": v for k, v in summary.items()
-                                 if isinstance(v, (int, float, str, bool))})
-        self.f.close()
-        self.comm.mpi.Barrier()
-        if self.comm.root:
-            from .xdmf import write_xdmf
+    def _write_index(self, complete=False):
+        """Rank 0: NAME.h5 as links to the complete parts, then the XDMF (serial HDF5)."""
+        if not self.comm.root:
+            return
+        from .. import __version__
+        from .xdmf import write_xdmf
 
-            write_xdmf(self.path)
+        h5py = _h5py()
+        rel = os.path.relpath(self.parts, os.path.dirname(os.path.abspath(self.path)))
+        tmp = self.path + ".tmp"
+        with h5py.File(tmp, "w") as f:
+            f.attrs.update(self.header, version=__version__, complete=complete,
+                           parts=json.dumps([s["name"] for s in self.segments]))
+            if self.missing:
+                f.attrs["missing_parts"] = json.dumps(self.missing)
+            if complete and self.summary:
+                f.attrs.update({f"summary_{k}": v for k, v in self.summary.items()
+                                if isinstance(v, (int, float, str, bool))})
+            f["model"] = h5py.ExternalLink(os.path.join(rel, self.model_part), "/model")
+            _history_index(f.create_group("history"), self.segments, self.names, rel, h5py)
+            frames = _frame_index(self.segments)
+            fr = f.create_group("frames")
+            fr["time"] = np.array([t for _, t, _, _ in frames], float)
+            fr["step"] = np.array([s for s, _, _, _ in frames], np.int64)
+            for k, (_, _, name, local) in enumerate(frames):
+                fr[f"{k:06d}"] = h5py.ExternalLink(os.path.join(rel, name),
+                                                   f"/frames/{local:06d}")
+        os.replace(tmp, self.path)
+        write_xdmf(self.path)
+
+
+def _describe_parts(folder, names):
+    """Rows, frames and columns of complete segments read from their files (rank 0); names
+    whose file is gone are returned apart, so that the index can say what is missing."""
+    h5py = _h5py()
+    found, missing = [], []
+    for name in names:
+        try:
+            with h5py.File(os.path.join(folder, name), "r") as f:
+                found.append({"name": name, "rows": int(f.attrs["rows"]),
+                              "frames": [tuple(x) for x in json.loads(f.attrs["frames"])],
+                              "columns": list(f["history"])})
+        except (OSError, KeyError):
+            missing.append(name)
+    return found, missing
+
+
+def _history_index(group, segments, names, rel, h5py):
+    """One virtual dataset per column over the segments' rows (a column a segment lacks reads
+    as its fill value: 0, or NaN for floats)."""
+    total = sum(s["rows"] for s in segments)
+    for name in names:
+        dtype = _dtype(name)
+        if total == 0:
+            group.create_dataset(name, shape=(0,), dtype=dtype)
+            continue
+        layout = h5py.VirtualLayout(shape=(total,), dtype=dtype)
+        first = 0
+        for s in segments:
+            if s["rows"] and name in s["columns"]:
+                layout[first:first + s["rows"]] = h5py.VirtualSource(
+                    os.path.join(rel, s["name"]), f"history/{name}", shape=(s["rows"],))
+            first += s["rows"]
+        group.create_virtual_dataset(name, layout,
+                                     fillvalue=0 if dtype is np.int64 else np.nan)
+
+
+def _frame_index(segments):
+    """(step, time, segment, index in it) of every frame, each step once (a restarted leg
+    begins with the frame its predecessor ended on)."""
+    frames, last = [], -1
+    for s in segments:
+        for local, (step, t) in enumerate(s["frames"]):
+            if step > last:
+                frames.append((step, t, s["name"], local))
+                last = step
+    return frames
 
 
 def read_history(path):

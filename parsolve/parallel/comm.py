@@ -1,14 +1,22 @@
 """One private communicator (a Dup of the user's) for all library traffic, and collective errors.
 
-`Comm.collective()` is a context manager: an exception inside it on any rank is turned into the
-same CollectiveError on every rank (the message of the lowest failing rank), so a bad input on
-one rank never leaves the others waiting in a collective call.
+`Comm.collective()` is a context manager: an exception inside it on any rank is turned into an
+error on every rank that carries every failing rank's message (`messages`), so a bad input on
+one rank never leaves the others waiting in a collective call, and rank 0 can print each
+rank's message once. `ErrorChannel` does the same for errors raised outside any collective
+(a model script's own exception): the ranks that fail agree within a timeout whether all of
+them failed (then rank 0 prints once) or not (then the job is aborted, never left hanging).
 """
 import contextlib
+import time
 
 from mpi4py import MPI
 
 from ..errors import CollectiveError, ParsolveError
+
+
+def first_line(message):
+    return str(message).strip().splitlines()[0] if str(message).strip() else ""
 
 
 class Comm:
@@ -33,15 +41,19 @@ class Comm:
     def check(self, error, original=None):
         """Collective: raise on every rank if `error` (a message or None) is set on any rank.
 
-        The first failing rank's message wins; that rank re-raises its own exception, the
-        others a CollectiveError with the same message."""
-        errors = self.mpi.allgather(error)
-        for rank, message in enumerate(errors):
-            if message is not None:
-                exc = original if rank == self.rank and original is not None else \
-                    CollectiveError(f"{message} (raised on rank {rank})")
-                exc.collective = True       # every rank raises it: no abort needed
-                raise exc
+        Every rank raises (its own exception where it failed, else a CollectiveError with
+        the lowest failing rank's message), marked `collective` and carrying `messages`, the
+        list of (rank, first line) of every failing rank."""
+        errors = self.mpi.allgather(None if error is None else str(error))
+        failed = [(rank, m) for rank, m in enumerate(errors) if m is not None]
+        if not failed:
+            return
+        rank, message = failed[0]
+        exc = original if error is not None and original is not None else \
+            CollectiveError(f"{message} (raised on rank {rank})")
+        exc.collective = True               # every rank raises it: no abort needed
+        exc.messages = [(r, first_line(m)) for r, m in failed]
+        raise exc
 
     @contextlib.contextmanager
     def collective(self):
@@ -62,6 +74,30 @@ class Comm:
 
     def min(self, value):
         return self.mpi.allreduce(value, op=MPI.MIN)
+
+    def bcast(self, value):
+        """Rank 0's `value` on every rank (what must be equal everywhere by construction)."""
+        return self.mpi.bcast(value)
+
+    def barrier(self):
+        self.mpi.Barrier()
+
+    def offset(self, n):
+        """(first row of this rank, total rows) when every rank contributes `n` rows in rank
+        order: where a rank writes its slice of a shared dataset."""
+        return int(self.mpi.exscan(int(n), op=MPI.SUM) or 0), int(self.sum(int(n)))
+
+    def sum_counts(self, counts):
+        """A dict name -> integer count summed over the ranks (every rank gets the union of
+        names, in sorted order): exact, so equal on every rank."""
+        total = {}
+        for part in self.mpi.allgather(dict(counts)):
+            for name, c in part.items():
+                total[name] = total.get(name, 0) + int(c)
+        return dict(sorted(total.items()))
+
+    def allgather(self, value):
+        return self.mpi.allgather(value)
 
     def allreduce_array(self, arr, op="sum"):
         """Element-wise reduction of a numpy array (same shape on every rank)."""
@@ -89,3 +125,35 @@ class Comm:
 
 def world():
     return Comm(MPI.COMM_WORLD)
+
+
+def world_rank_size():
+    return MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+
+
+def abort(code):
+    """End every rank of the job (mpirun reports the abort and exits non-zero)."""
+    MPI.COMM_WORLD.Abort(code)
+
+
+class ErrorChannel:
+    """A communicator of its own (made at start-up, before any library traffic) on which the
+    ranks that failed outside a collective find out whether every rank failed.
+
+    agree(message, timeout): a failing rank enters a nonblocking barrier and waits up to
+    `timeout` seconds. If every rank arrives (all failed, e.g. the same error in a model
+    script), rank 0 receives every rank's message and returns them; other ranks return [].
+    If not, some rank is still computing or blocked: returns None, and the caller aborts."""
+
+    def __init__(self):
+        self.mpi = MPI.COMM_WORLD.Dup()
+
+    def agree(self, message, timeout=3.0):
+        request = self.mpi.Ibarrier()
+        deadline = time.monotonic() + timeout
+        while not request.Test():
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.01)
+        messages = self.mpi.gather(message)
+        return messages if self.mpi.Get_rank() == 0 else []

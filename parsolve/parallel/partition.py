@@ -50,7 +50,9 @@ class SlabPartition:
         if lo > hi:
             return False
         w = np.ones(len(col)) if weights is None else np.asarray(weights, float)
-        hist = np.bincount(col - lo, weights=w, minlength=hi - lo + 1)
+        # float on every rank: bincount of no points gives int64 even with weights, and the
+        # ranks would reduce buffers of different types (different cuts on different ranks)
+        hist = np.bincount(col - lo, weights=w, minlength=hi - lo + 1).astype(float)
         total = np.empty_like(hist)
         comm.Allreduce(hist, total, op=MPI.SUM)
         cum = np.cumsum(total)
