@@ -237,6 +237,19 @@ def describe(path):
         nf = f["frames/time"].shape[0]
         lines.append(f"  frames: {nf} at t = {', '.join(f'{t:.4g}' for t in f['frames/time'][:8])}"
                      + (" ..." if nf > 8 else ""))
+        a = f.attrs
+        if "summary_steps" in a:
+            lines.append(f"  run: {a['summary_steps']} steps in {a['summary_wall_seconds']:.1f} s "
+                         f"on {a['summary_ranks']} rank(s), unconverged steps "
+                         f"{a['summary_unconverged_steps']}, final residual "
+                         f"{a['summary_final_residual']:.2e}"
+                         + (f", ended by {a['summary_stopped_by']}"
+                            if a["summary_stopped_by"] else ""))
+        elif not a.get("complete", True):
+            lines.append("  not closed: the run is going on, or it ended without closing the "
+                         "file (killed?): it holds everything up to its last closed segment")
+        if "missing_parts" in a:
+            lines.append(f"  parts missing (history has a gap): {a['missing_parts']}")
         return "\n".join(lines)
 
 

@@ -48,9 +48,9 @@ def write(path, sim, results_parts=()):
     comm = sim.comm
     snap = sim.snapshot()
     tmp = path + ".tmp"
-    if comm.root:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    comm.barrier()
+    with comm.collective():             # rank 0's file work may fail: every rank hears of it
+        if comm.root:
+            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with h5py.File(tmp, "w", driver="mpio", comm=comm.mpi) as f:
         header = dict(format=FORMAT, version=__version__,
                       model_fingerprint=sim.model.fingerprint(), step=snap["step"],
@@ -73,9 +73,9 @@ def write(path, sim, results_parts=()):
                 ds.attrs["checksum"] = np.uint64(digest)
                 faults.point("checkpoint-dataset", snap["step"], comm.rank)
     comm.barrier()
-    if comm.root:
-        os.replace(tmp, path)
-    comm.barrier()
+    with comm.collective():
+        if comm.root:
+            os.replace(tmp, path)
 
 
 def read(path, comm, fingerprint=None):
@@ -131,18 +131,21 @@ def _read_open(f, path, comm, fingerprint):
         lo, hi = n * comm.rank // comm.size, n * (comm.rank + 1) // comm.size
         data = {}
         for name in fields:
-            try:
-                arr = f[group][name][lo:hi]
-            except (OSError, ValueError) as exc:
-                raise FileFormatError(f"{path}: /{group}/{name} cannot be read ({exc})") \
-                    from None
+            with comm.collective():           # a slice may fail on one rank: agree first
+                try:
+                    arr = f[group][name][lo:hi]
+                except (OSError, ValueError) as exc:
+                    raise FileFormatError(f"{path}: /{group}/{name} cannot be read ({exc})") \
+                        from None
             digest = checksum.combine(comm.allgather(checksum.partial(arr, lo)))
             if "checksum" not in f[group][name].attrs or \
                     digest != int(f[group][name].attrs["checksum"]):
                 raise FileFormatError(f"{path}: dataset /{group}/{name} fails its checksum "
                                       "(the file is corrupt)")
-            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                raise FileFormatError(f"{path}: /{group}/{name} holds NaN or infinite values")
+            with comm.collective():
+                if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                    raise FileFormatError(f"{path}: /{group}/{name} holds NaN or infinite "
+                                          "values")
             data[name] = arr
         result.append(data)
     attrs = dict(f.attrs)
@@ -180,10 +183,10 @@ class CheckpointPolicy:
         faults.point("checkpoint", sim.step_count, sim.comm.rank)
         write(path, sim, results_parts)
         self.last_time = time.time()
-        if sim.comm.root:                     # rotate: only after the new one is complete
-            for old in existing(self.directory, self.name)[:-self.keep]:
-                os.remove(old)
-        sim.comm.barrier()
+        with sim.comm.collective():
+            if sim.comm.root:                 # rotate: only after the new one is complete
+                for old in existing(self.directory, self.name)[:-self.keep]:
+                    os.remove(old)
         return path
 
 

@@ -95,16 +95,17 @@ class ResultsWriter:
         self.summary, self.opened = None, 0
         self.header = {"format": FORMAT, "model_fingerprint": model.fingerprint(),
                        "step_size": step_size, "ranks": comm.size}
-        if comm.root:
-            os.makedirs(self.parts, exist_ok=True)
-            if inherited is None:                 # a fresh run: no part of an old one stays
-                for old in glob.glob(os.path.join(self.parts, "*.h5*")):
-                    os.remove(old)
-            self.segments, self.missing = _describe_parts(self.parts, inherited or ())
-        comm.barrier()
+        with comm.collective():          # rank 0's file work may fail: every rank hears of it
+            if comm.root:
+                os.makedirs(self.parts, exist_ok=True)
+                if inherited is None:             # a fresh run: no part of an old one stays
+                    for old in glob.glob(os.path.join(self.parts, "*.h5*")):
+                        os.remove(old)
+                self.segments, self.missing = _describe_parts(self.parts, inherited or ())
         self.model_part = f"model-{self.leg:09d}.h5"
         self._model(self._collective_file(self.model_part), model, bodies)
-        self._write_index()
+        with comm.collective():
+            self._write_index()
 
     # -- what the run calls --------------------------------------------------------------
     def record(self, row):
@@ -145,14 +146,8 @@ class ResultsWriter:
             faults.point("segment", None, self.comm.rank)
             seg["file"].attrs.update(rows=seg["rows"], frames=json.dumps(seg["frames"]))
             seg["file"].close()
-            self.comm.barrier()
-            if self.comm.root:
-                os.replace(os.path.join(self.parts, seg["name"] + ".tmp"),
-                           os.path.join(self.parts, seg["name"]))
-                self.segments.append({k: seg[k] for k in ("name", "rows", "frames",
-                                                          "columns")})
-                self._write_index()
-            self.comm.barrier()
+            self._publish(seg["name"], {k: seg[k] for k in ("name", "rows", "frames",
+                                                            "columns")})
         return self.comm.bcast([s["name"] for s in self.segments] if self.comm.root else None)
 
     def close(self, summary=None):
@@ -160,9 +155,8 @@ class ResultsWriter:
         summary is reduced over the ranks before it comes here) and the XDMF."""
         self.summary = summary
         self.close_segment()
-        if self.comm.root:
+        with self.comm.collective():
             self._write_index(complete=True)
-        self.comm.barrier()
 
     # -- files -------------------------------------------------------------------------------
     def _collective_file(self, name):
@@ -196,10 +190,19 @@ class ResultsWriter:
         o.create_dataset("material", data=model.obstacles.material)
         o.attrs["names"] = model.obstacles.names
         f.close()
+        self._publish(self.model_part)
+
+    def _publish(self, name, segment=None):
+        """Collective, after a part's file is closed on every rank: rank 0 renames it from
+        NAME.tmp to NAME (complete from now on) and rewrites the index."""
         self.comm.barrier()
-        if self.comm.root:
-            os.replace(os.path.join(self.parts, self.model_part + ".tmp"),
-                       os.path.join(self.parts, self.model_part))
+        with self.comm.collective():
+            if self.comm.root:
+                os.replace(os.path.join(self.parts, name + ".tmp"),
+                           os.path.join(self.parts, name))
+                if segment is not None:
+                    self.segments.append(segment)
+                    self._write_index()
 
     def _flush(self):
         if not self.rows:

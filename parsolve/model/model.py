@@ -11,6 +11,7 @@
 Every input is checked where it is given; cross-checks (duplicate ids, undefined material
 pairs, loads on unknown bodies) when the model is built. Units are SI (see bodies.py).
 """
+import contextlib
 import hashlib
 import json
 
@@ -152,21 +153,10 @@ class Model:
         if not self._chunks and not self._generators:
             raise InputError("the model has no bodies")
         size, rank = (1, 0) if comm is None else (comm.size, comm.rank)
-        share = lambda n: slice(n * rank // size, n * (rank + 1) // size)  # noqa: E731
-        pieces = [{f: v[share(len(c["gid"]))] for f, v in c.items()} for c in self._chunks]
-        for first, count, make, material, density, mass in self._generators:
-            s = share(count)
-            ids = np.arange(first + s.start, first + s.stop, dtype=np.int64)
-            if len(ids):
-                d = make(ids)
-                pieces.append(self._sphere_chunk(ids, d["centers"], d["radii"], material,
-                                                 density, mass, d.get("velocities"),
-                                                 d.get("angular_velocities")))
-        pieces = [p for p in pieces if len(p["gid"])]
-        fields = list(B.FIELDS)
-        cat = {f: np.concatenate([p[f] for p in pieces]) if pieces else
-               np.zeros((0,) + B.FIELDS[f][0], B.FIELDS[f][1]) for f in fields}
-        bodies = B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
+        # a generator (user code) may fail on one rank only: all ranks agree on that before
+        # any collective below, or the others would wait in it forever
+        with (comm.collective() if comm is not None else contextlib.nullcontext()):
+            bodies = self._this_ranks_bodies(rank, size)
         self._check_duplicates(bodies.gid, comm)
         found = np.zeros(len(self._loads), bool)
         for k, (gid, f, t) in enumerate(self._loads):
@@ -181,6 +171,27 @@ class Model:
             raise InputError(f"load on unknown body {self._loads[int(np.argmin(found))][0]}")
         self._check_pairs(bodies, comm)
         return bodies
+
+    def _this_ranks_bodies(self, rank, size):
+        """Rank `rank`'s slice (of `size`) of every chunk and generator, sorted by id."""
+        share = lambda n: slice(n * rank // size, n * (rank + 1) // size)  # noqa: E731
+        pieces = [{f: v[share(len(c["gid"]))] for f, v in c.items()} for c in self._chunks]
+        for first, count, make, material, density, mass in self._generators:
+            s = share(count)
+            ids = np.arange(first + s.start, first + s.stop, dtype=np.int64)
+            if len(ids):
+                d = make(ids)
+                bad = ~np.isfinite(np.asarray(d["centers"], float)).reshape(len(ids), -1).all(1)
+                if bad.any():
+                    raise InputError(f"sphere_generator: body {ids[bad][0]}: centre "
+                                     f"{np.asarray(d['centers'])[bad][0]} is not finite")
+                pieces.append(self._sphere_chunk(ids, d["centers"], d["radii"], material,
+                                                 density, mass, d.get("velocities"),
+                                                 d.get("angular_velocities")))
+        pieces = [p for p in pieces if len(p["gid"])]
+        cat = {f: np.concatenate([p[f] for p in pieces]) if pieces else
+               np.zeros((0,) + B.FIELDS[f][0], B.FIELDS[f][1]) for f in B.FIELDS}
+        return B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
 
     @staticmethod
     def _check_duplicates(gid, comm):

@@ -57,13 +57,18 @@ class Comm:
 
     @contextlib.contextmanager
     def collective(self):
+        """An error inside on any rank becomes an error on every rank (see check); the block
+        must not start a collective call after a point where one rank alone may fail."""
         message = exc = None
         try:
             yield
-        except ParsolveError as e:
-            message, exc = str(e), e
-        except Exception as e:  # a bug or a system error: still end every rank together
-            message, exc = f"{type(e).__name__}: {e}", e
+        except BaseException as e:
+            if getattr(e, "collective", False):
+                raise          # raised on every rank already (a nested collective check)
+            if not isinstance(e, Exception):
+                raise          # KeyboardInterrupt, SystemExit: not an error to share
+            message, exc = (str(e), e) if isinstance(e, ParsolveError) else \
+                (f"{type(e).__name__}: {e}", e)
         self.check(message, exc)
 
     def sum(self, value):
