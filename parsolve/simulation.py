@@ -147,6 +147,9 @@ class Simulation:
         self.contacts = None
         self.history = []
         self.phase = dict.fromkeys(PHASES, 0.0)
+        # the energy balance E(0) + W_loads = E(t) + D: E(0) at the start, then cumulative
+        # work of the loads and energy dissipated by the contacts (checkpointed)
+        self.energy = None
         # called as hook(simulation, local_dynamics) after each assembly (e.g. FCLIB export)
         self.local_dynamics_hook = None
         if env("PARSOLVE_FCLIB_STEP"):                  # parsolve run --fclib-step N
@@ -171,7 +174,7 @@ class Simulation:
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
-        x0 = b.x[:b.n_owned].copy()
+        x0, w0 = b.x[:b.n_owned].copy(), b.w[:b.n_owned].copy()
         t_mig = clock()
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
@@ -205,6 +208,9 @@ class Simulation:
         faults.point("update", step, rank)
         dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
         dynamics.half_step(b, h, upto=len(b))
+        # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
+        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R,
+                                       ld.U_before + ld.velocity_after(b))
         ld.destroy()
         self.owned = b.take(np.arange(b.n_owned))
         if self.guards != "off":
@@ -225,7 +231,13 @@ class Simulation:
             self.phase[name] += dt
         self.phase["migrate"] += t_mig - t0
         self.phase["communication"] += comm_time
-        ke, pe = self.energies()
+        o = self.owned
+        load_work = (np.einsum("ni,ni->n", o.force, o.x - x0)        # constant loads' work
+                     + 0.5 * h * np.einsum("ni,ni->n", o.torque, w0 + o.w))
+        ke, pe, work, dissipated = self.energies(load_work, -contact_work)
+        e = self.energy
+        e["work_loads"] += work
+        e["dissipated"] += dissipated
         row = {"step": self.step_count, "time": self.time,
                "contacts": self.comm.sum(len(contacts)),
                "iterations": report.iterations, "residual": residual,
@@ -234,7 +246,9 @@ class Simulation:
                **{f"event_{k}": int(v) for k, v in report.events.items()},
                "converged": int(report.converged), "kinetic_energy": ke,
                "petsc_residual": petsc_residual,
-               "potential_energy": pe,
+               "potential_energy": pe, "work_loads": e["work_loads"],
+               "dissipated": e["dissipated"],
+               "energy_error": e["initial"] + e["work_loads"] - ke - pe - e["dissipated"],
                "t_integrate": t1 - t_mig + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
                "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                "t_migrate": t_mig - t0, "t_communication": comm_time}
@@ -254,9 +268,9 @@ class Simulation:
         return {"bodies": {f: getattr(o, f)[:o.n_owned].copy() for f in FIELDS},
                 "contacts": {"k1": c.k1.copy(), "k2": c.k2.copy(), "point": c.point.copy(),
                              "R": c.R.copy()},
-                "step": self.step_count, "time": self.time}
+                "step": self.step_count, "time": self.time, "energy": dict(self.energy or {})}
 
-    def restore(self, bodies, contacts, step, time):
+    def restore(self, bodies, contacts, step, time, energy=None):
         """Continue from a snapshot read on any number of ranks: `bodies` (dict of BodySet
         fields) and `contacts` (k1, k2, point, R) are any slice of the saved rows on this rank;
         the domain sends bodies to their owners and the contacts follow at the next step."""
@@ -272,14 +286,21 @@ class Simulation:
         self.contacts = self.domain.scatter_contacts(
             ContactSet(a=np.zeros(len(contacts["k1"]), np.int64), **contacts))
         self.step_count, self.time = int(step), float(time)
+        self.energy = dict(energy) if energy else None
 
-    def energies(self):
-        """(kinetic, potential) energy of all bodies, summed independently of the ranks."""
+    def energies(self, *signed):
+        """(kinetic, potential) energy of all bodies, then the sum of each array of `signed`
+        (per-body or per-contact terms of this rank), all summed independently of the ranks
+        in one reduction (exact sums take non-negative columns: a signed term is split)."""
         o = self.owned
         pot = -o.mass * (o.x @ self.model.gravity)
-        ke, pe_pos, pe_neg = self.domain.sums(np.stack(
-            [o.kinetic_energy(), np.maximum(pot, 0.0), np.maximum(-pot, 0.0)], axis=1))
-        return float(ke), float(pe_pos - pe_neg)
+        columns = [o.kinetic_energy(), pot] + list(signed)
+        rows = max(len(c) for c in columns)
+        table = np.zeros((rows, 2 * len(columns)))
+        for k, c in enumerate(columns):
+            table[:len(c), 2 * k], table[:len(c), 2 * k + 1] = np.maximum(c, 0), np.maximum(-c, 0)
+        sums = self.domain.sums(table)
+        return tuple(float(sums[2 * k] - sums[2 * k + 1]) for k in range(len(columns)))
 
     def _petsc_residual(self, ld, held, R):
         """The step's residual from U = W R + B with W assembled as one PETSc matrix over all
@@ -312,6 +333,9 @@ class Simulation:
         if duration < 0:
             raise InputError(f"duration must be >= 0, got {duration}")
         inherited = self._restart(self.restart) if self.restart else None
+        if self.energy is None:
+            ke, pe = self.energies()
+            self.energy = {"initial": ke + pe, "work_loads": 0.0, "dissipated": 0.0}
         nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
         with self.comm.collective():
@@ -499,7 +523,7 @@ class Simulation:
             if float(attrs["step_size"]) != self.h:
                 raise InputError(f"{path}: written with step {attrs['step_size']}, this run "
                                  f"uses {self.h}: a restart must keep the step size")
-        self.restore(bodies, contacts, step, t)
+        self.restore(bodies, contacts, step, t, attrs.get("energy"))
         self.restarted_from = path
         if self.comm.root and not self.quiet:
             print(f"[parsolve] restarting from {path} at step {step}, t = {t:.6g} s",

@@ -28,7 +28,9 @@ class LocalDynamics:
         # B = H u_free; Newton's impact law and closing gaps enter through B's normal part:
         # the solver enforces U_N + e min(U_N(t), 0) + max(gap, 0)/h >= 0.
         self.B_free = apply_H(self.con, self.body, self.H, v_free, w_free, nc)
-        U_before = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, nc)
+        # U(t): the relative velocity before the step (the impact law's U_N^-, and the
+        # energy balance's work of the reactions, R . (U(t) + U(t+h)) / 2)
+        self.U_before = U_before = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, nc)
         self.shift = np.zeros((nc, 3))
         self.shift[:, 0] = contacts.e * np.minimum(U_before[:, 0], 0.0) \
             + np.maximum(contacts.gap, 0.0) / h
@@ -67,6 +69,10 @@ class LocalDynamics:
     def velocity(self, R):
         """U = B_free + W R (the physical relative velocity at t+h, without the shifts)."""
         return self.B_free + self.matvec(R)
+
+    def velocity_after(self, bodies):
+        """U(t+h) = H u(t+h) from the bodies' updated velocities (ghosts included)."""
+        return apply_H(self.con, self.body, self.H, bodies.v, bodies.w, self.n)
 
     def matvec(self, R):
         return block_matvec(self.indptr, self.indices, self.blocks, R)

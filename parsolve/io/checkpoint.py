@@ -9,7 +9,8 @@ Layout (rows carry their body id or contact key, so any rank can read any slice)
   /contacts/k1, k2, point, R     the contact set with its reactions (the warm start)
   every dataset: attr checksum (io/checksum.py: any rank count writes and verifies it);
   /: attrs header_checksum (of the attributes in HEADER), results_parts (JSON: the complete
-     results segments that hold the history up to this step, for a restart to continue it)
+     results segments that hold the history up to this step, for a restart to continue it),
+     energy (JSON: the energy balance's initial energy, work of loads, dissipated energy)
 Gauss-Seidel keeps no other state. A checkpoint is written as NAME.tmp and renamed to NAME
 only when complete and closed, so a crash never leaves a half-written file under NAME; a
 flipped byte in any dataset is refused by its checksum on restart.
@@ -30,7 +31,7 @@ from . import checksum
 FORMAT = "parsolve-checkpoint"
 CONTACT_FIELDS = ("k1", "k2", "point", "R")
 HEADER = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
-          "contacts", "results_parts")
+          "contacts", "results_parts", "energy")
 
 
 def _h5py():
@@ -57,7 +58,8 @@ def write(path, sim, results_parts=()):
                       time=snap["time"], step_size=sim.h,
                       bodies=comm.sum(len(snap["bodies"]["gid"])),
                       contacts=comm.sum(len(snap["contacts"]["k1"])),
-                      results_parts=json.dumps(list(results_parts)))
+                      results_parts=json.dumps(list(results_parts)),
+                      energy=json.dumps(snap["energy"]))
         # attributes are collective metadata: rank 0's values, equal everywhere by construction
         header = comm.bcast(header)
         f.attrs.update(header, ranks=comm.size,
@@ -150,6 +152,7 @@ def _read_open(f, path, comm, fingerprint):
         result.append(data)
     attrs = dict(f.attrs)
     attrs["results_parts"] = json.loads(attrs.get("results_parts", "[]"))
+    attrs["energy"] = json.loads(attrs.get("energy", "{}"))
     return result[0], result[1], int(f.attrs["step"]), float(f.attrs["time"]), attrs
 
 

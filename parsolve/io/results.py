@@ -13,7 +13,13 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          petsc_residual: the residual from W assembled in PETSc (NaN on
                          steps without that check); newton_iterations, ksp_iterations:
                          the Newton steps and inner KSP iterations of the step's solve
-                         (0 for Gauss-Seidel; iterations counts sweeps and Newton steps)
+                         (0 for Gauss-Seidel; iterations counts sweeps and Newton steps);
+                         the energy balance E(0) + work_loads = kinetic + potential +
+                         dissipated + energy_error: work_loads, the work of the constant
+                         loads (force . dx + torque . h (w(t) + w(t+h)) / 2) and dissipated,
+                         minus the reactions' work R . (U(t) + U(t+h)) / 2, both summed since
+                         t = 0 (the scheme's discrete balance: energy_error stays at round-off
+                         and the solver's tolerance for spheres)
   /frames/time, /frames/step          one entry per frame
   /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape   (rows in no particular order: sort
                          by gid)
@@ -50,7 +56,7 @@ FORMAT = "parsolve-results"
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
            "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
-           "newton_iterations", "ksp_iterations")
+           "newton_iterations", "ksp_iterations", "work_loads", "dissipated", "energy_error")
 _INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp_iterations"}
 
 
