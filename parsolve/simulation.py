@@ -253,6 +253,7 @@ class Simulation:
                "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                "t_migrate": t_mig - t0, "t_communication": comm_time}
         self._local, self._events = report.local, report.events
+        self._du = du[:b.n_owned]
         self._ghosts = len(b) - b.n_owned
         return row
 
@@ -344,18 +345,19 @@ class Simulation:
                     self._output_path(), self.comm, self.model, self.owned, self.h,
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
                     names=history_names(getattr(self.solver, "event_names", ())))
+        sensors = self._sensors_ready() if writer is not None else []
         if writer is not None and writer.missing and self.comm.root and not self.quiet:
             print(f"[parsolve] warning: results parts {', '.join(writer.missing)} of the "
                   "earlier legs are gone: the history has a gap before this leg", flush=True)
         try:
             with _signals_caught() as caught:
-                return self._loop(nsteps, writer, caught)
+                return self._loop(nsteps, writer, caught, sensors)
         except BaseException as exc:
             if writer is not None and getattr(exc, "collective", False):
                 writer.close()                   # every rank is here: close collectively
             raise
 
-    def _loop(self, nsteps, writer, caught):
+    def _loop(self, nsteps, writer, caught, sensors):
         start = time.perf_counter()
         last_print = start
         next_frame = self.time
@@ -364,6 +366,8 @@ class Simulation:
                          self.contacts if self.contacts is not None else _empty_contacts())
             if self.frame_interval:
                 next_frame = self.time + self.frame_interval
+            if self.step_count == 0:                  # a restart's first sample is its leg's
+                self._sample(sensors, writer)
         tot = {"iterations": 0, "contacts": 0, "max_contacts": 0, "unconverged": 0,
                "max_residual": 0.0, "local": {}, "events": {}, "guards": 0, "reported": set()}
         last_flush = time.time()
@@ -402,6 +406,7 @@ class Simulation:
             self._tally(tot, row)
             if writer is not None:
                 writer.record(row)
+                self._sample(sensors, writer)
                 if checkpoint or flush_time:          # the history so far survives a crash
                     parts = writer.close_segment()
                     last_flush = time.time()
@@ -432,6 +437,45 @@ class Simulation:
             caught["signal"] = 0                      # consumed: a later run starts afresh
             raise SystemExit(EXIT_SIGNAL)
         return summary
+
+    def _sensors_ready(self):
+        """The model's sensors, checked collectively (obstacles by name, bodies exist)."""
+        sensors = self.model.sensors
+        with self.comm.collective():
+            for s in sensors:
+                s.resolve(self.model.obstacles.names)
+        for s in sensors:
+            if s.bodies is not None:
+                n = self.owned.n_owned
+                found = self.comm.sum(int(np.isin(self.owned.gid[:n], s.bodies).sum()))
+                if found != len(s.bodies):
+                    raise everywhere(InputError(f"sensor {s.name!r}: {len(s.bodies) - found} "
+                                                "of its bodies are not in the model"))
+        self._sensor_started = set()
+        return sensors
+
+    def _sample(self, sensors, writer):
+        """Every sensor due at this step: this rank's rows, gathered on rank 0, written."""
+        du = getattr(self, "_du", None)
+        if du is None or len(du) != self.owned.n_owned:
+            du = np.zeros((self.owned.n_owned, 6))
+        contacts = self.contacts if self.contacts is not None else _empty_contacts()
+        for s in sensors:
+            if self.step_count % s.every:
+                continue
+            rows = self.comm.gather_rows(s.local_rows(self.owned, du, contacts, self.h))
+            sample = None
+            with self.comm.collective():              # a user's callable may fail on rank 0
+                if self.comm.root:
+                    sample = s.finish(rows, self.time)
+            group = f"sensors/{s.name}"
+            if s.name not in self._sensor_started:    # the shapes are known from one sample
+                shapes = self.comm.bcast({q: v.shape for q, v in sample.items()}
+                                         if self.comm.root else None)
+                writer.add_series(group, s.columns({q: np.zeros(v) for q, v in shapes.items()}),
+                                  s.attrs())
+                self._sensor_started.add(s.name)
+            writer.record(dict(step=self.step_count, time=self.time, **(sample or {})), group)
 
     def _report_guards(self, tot):
         """Gather the guards' reports; rank 0 warns once per pair or body; "error" mode

@@ -20,6 +20,7 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          minus the reactions' work R . (U(t) + U(t+h)) / 2, both summed since
                          t = 0 (the scheme's discrete balance: energy_error stays at round-off
                          and the solver's tolerance for spheres)
+  /sensors/NAME/         step, time, <quantity> (samples, rows, k): see parsolve/sensors.py
   /frames/time, /frames/step          one entry per frame
   /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape   (rows in no particular order: sort
                          by gid)
@@ -96,8 +97,12 @@ class ResultsWriter:
                  names=HISTORY, flush_every=200):
         self.path, self.comm, self.h = path, comm, step_size
         self.parts = parts or parts_dir(path)
-        self.leg, self.names, self.flush_every = int(leg), tuple(names), flush_every
-        self.rows, self.segments, self.missing, self.current = [], [], [], None
+        self.leg, self.flush_every = int(leg), flush_every
+        # the tables of one row per step or sample: group -> [(column, dtype, trailing shape)]
+        self.series = {"history": [(n, _dtype(n), ()) for n in names]}
+        self.series_attrs = {"history": {}}
+        self.rows = {"history": []}
+        self.segments, self.missing, self.current = [], [], None
         self.summary, self.opened = None, 0
         self.header = {"format": FORMAT, "model_fingerprint": model.fingerprint(),
                        "step_size": step_size, "ranks": comm.size}
@@ -114,9 +119,16 @@ class ResultsWriter:
             self._write_index()
 
     # -- what the run calls --------------------------------------------------------------
-    def record(self, row):
-        self.rows.append(row)
-        if len(self.rows) >= self.flush_every:
+    def add_series(self, group, columns, attrs=None):
+        """A further table (e.g. a sensor's, "sensors/NAME"): collective, equal arguments."""
+        self.series[group] = list(columns)
+        self.series_attrs[group] = dict(attrs or {})
+        self.rows[group] = []
+
+    def record(self, row, group="history"):
+        """One row of `group` (every rank calls it; rank 0's values are written)."""
+        self.rows[group].append(row)
+        if len(self.rows[group]) >= self.flush_every:
             self._flush()
 
     def frame(self, step, time, bodies, contacts):
@@ -150,7 +162,8 @@ class ResultsWriter:
         seg, self.current = self.current, None
         if seg is not None:
             faults.point("segment", None, self.comm.rank)
-            seg["file"].attrs.update(rows=seg["rows"], frames=json.dumps(seg["frames"]))
+            seg["file"].attrs.update(rows=json.dumps(seg["rows"]),
+                                     frames=json.dumps(seg["frames"]))
             seg["file"].close()
             self._publish(seg["name"], {k: seg[k] for k in ("name", "rows", "frames",
                                                             "columns")})
@@ -175,14 +188,22 @@ class ResultsWriter:
             name = f"seg-{self.leg:09d}-{self.opened:04d}.h5"
             self.opened += 1
             f = self._collective_file(name)
-            h = f.create_group("history")
-            for col in self.names:
-                h.create_dataset(col, shape=(0,), maxshape=(None,), chunks=(1024,),
-                                 dtype=_dtype(col))
             f.create_group("frames")
-            self.current = {"name": name, "file": f, "rows": 0, "frames": [],
-                            "columns": list(self.names)}
+            self.current = {"name": name, "file": f, "rows": {}, "frames": [], "columns": {}}
         return self.current
+
+    def _table(self, seg, group):
+        """The datasets of `group` in the open segment, created on first use (collective)."""
+        if group not in seg["rows"]:
+            g = seg["file"].require_group(group)
+            for col, dtype, tail in self.series[group]:
+                tail = tuple(tail)
+                rows = max(1, 1024 // max(1, int(np.prod(tail))))     # chunks of ~8 KiB
+                g.create_dataset(col, shape=(0,) + tail, maxshape=(None,) + tail,
+                                 chunks=(rows,) + tail, dtype=dtype)
+            seg["rows"][group] = 0
+            seg["columns"][group] = [c for c, _, _ in self.series[group]]
+        return seg["file"][group]
 
     def _model(self, f, model, bodies):
         g = f.create_group("model/bodies")
@@ -211,18 +232,20 @@ class ResultsWriter:
                     self._write_index()
 
     def _flush(self):
-        if not self.rows:
-            return
-        seg = self._segment()
-        h = seg["file"]["history"]
-        n0, n1 = seg["rows"], seg["rows"] + len(self.rows)
-        for name in self.names:
-            ds = h[name]
-            ds.resize((n1,))
-            if self.comm.root:
-                ds[n0:n1] = np.array([r.get(name, 0) for r in self.rows], dtype=_dtype(name))
-        seg["rows"] = n1
-        self.rows = []
+        for group, rows in self.rows.items():
+            if not rows:
+                continue
+            seg = self._segment()
+            g = self._table(seg, group)
+            n0, n1 = seg["rows"][group], seg["rows"][group] + len(rows)
+            for col, dtype, tail in self.series[group]:
+                ds = g[col]
+                ds.resize((n1,) + tuple(tail))
+                if self.comm.root:
+                    ds[n0:n1] = np.array([r.get(col, 0) for r in rows], dtype=dtype) \
+                        .reshape((n1 - n0,) + tuple(tail))
+            seg["rows"][group] = n1
+            self.rows[group] = []
 
     def _rows(self, group, name, local):
         """A dataset of every rank's rows of `local`, each rank writing its own slice."""
@@ -250,7 +273,10 @@ class ResultsWriter:
                 f.attrs.update({f"summary_{k}": v for k, v in self.summary.items()
                                 if isinstance(v, (int, float, str, bool))})
             f["model"] = h5py.ExternalLink(os.path.join(rel, self.model_part), "/model")
-            _history_index(f.create_group("history"), self.segments, self.names, rel, h5py)
+            for group, columns in self.series.items():
+                g = f.create_group(group)
+                g.attrs.update(self.series_attrs[group])
+                _series_index(g, group, columns, self.segments, rel, h5py)
             frames = _frame_index(self.segments)
             fr = f.create_group("frames")
             fr["time"] = np.array([t for _, t, _, _ in frames], float)
@@ -270,32 +296,33 @@ def _describe_parts(folder, names):
     for name in names:
         try:
             with h5py.File(os.path.join(folder, name), "r") as f:
-                found.append({"name": name, "rows": int(f.attrs["rows"]),
+                groups = list(json.loads(f.attrs["rows"]))
+                found.append({"name": name, "rows": json.loads(f.attrs["rows"]),
                               "frames": [tuple(x) for x in json.loads(f.attrs["frames"])],
-                              "columns": list(f["history"])})
+                              "columns": {g: list(f[g]) for g in groups}})
         except (OSError, KeyError):
             missing.append(name)
     return found, missing
 
 
-def _history_index(group, segments, names, rel, h5py):
-    """One virtual dataset per column over the segments' rows (a column a segment lacks reads
-    as its fill value: 0, or NaN for floats)."""
-    total = sum(s["rows"] for s in segments)
-    for name in names:
-        dtype = _dtype(name)
+def _series_index(group, name, columns, segments, rel, h5py):
+    """One virtual dataset per column over the segments' rows of table `name` (a column a
+    segment lacks reads as its fill value: 0, or NaN for floats)."""
+    total = sum(s["rows"].get(name, 0) for s in segments)
+    for col, dtype, tail in columns:
+        tail = tuple(tail)
         if total == 0:
-            group.create_dataset(name, shape=(0,), dtype=dtype)
+            group.create_dataset(col, shape=(0,) + tail, dtype=dtype)
             continue
-        layout = h5py.VirtualLayout(shape=(total,), dtype=dtype)
+        layout = h5py.VirtualLayout(shape=(total,) + tail, dtype=dtype)
         first = 0
         for s in segments:
-            if s["rows"] and name in s["columns"]:
-                layout[first:first + s["rows"]] = h5py.VirtualSource(
-                    os.path.join(rel, s["name"]), f"history/{name}", shape=(s["rows"],))
-            first += s["rows"]
-        group.create_virtual_dataset(name, layout,
-                                     fillvalue=0 if dtype is np.int64 else np.nan)
+            n = s["rows"].get(name, 0)
+            if n and col in s["columns"].get(name, ()):
+                layout[first:first + n] = h5py.VirtualSource(
+                    os.path.join(rel, s["name"]), f"{name}/{col}", shape=(n,) + tail)
+            first += n
+        group.create_virtual_dataset(col, layout, fillvalue=0 if dtype is np.int64 else np.nan)
 
 
 def _frame_index(segments):

@@ -36,6 +36,7 @@ class Model:
         self._chunks = []            # dicts of per-body arrays, in the order given
         self._generators = []        # (first id, count, make, material, density, mass)
         self._loads = []             # (gid, force, torque)
+        self.sensors = []             # parsolve.sensors.Sensor
         self._count = 0
 
     # -- materials and obstacles -------------------------------------------------------------
@@ -135,6 +136,15 @@ class Model:
             inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
+
+    def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1):
+        """A time series of chosen bodies or contact pairs in the results file, every `every`
+        steps, at /sensors/NAME (parsolve/sensors.py lists the quantities)."""
+        from ..sensors import Sensor
+
+        if any(s.name == name for s in self.sensors):
+            raise InputError(f"sensor {name!r} is defined twice")
+        self.sensors.append(Sensor(name, bodies, pairs, quantities, every))
 
     def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
         """A constant force (at the mass centre) and torque on a body, world frame."""
