@@ -13,6 +13,23 @@ from .errors import CollectiveError, FileFormatError, InputError, ParsolveError 
 from .model import Model  # noqa: E402
 from .solvers import GaussSeidel, make_solver  # noqa: E402
 from .solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
+from .simulation import Simulation  # noqa: E402
 
-__all__ = ["Model", "GaussSeidel", "SemismoothNewton", "Hybrid", "make_solver", "ParsolveError", "InputError", "CollectiveError",
+
+
+def rank():
+    """This process's rank in MPI_COMM_WORLD (0 without mpirun): for scripts that branch."""
+    from .parallel.comm import world_rank_size
+
+    return world_rank_size()[0]
+
+
+def size():
+    """The number of ranks of the run (1 without mpirun)."""
+    from .parallel.comm import world_rank_size
+
+    return world_rank_size()[1]
+
+
+__all__ = ["rank", "size", "Simulation", "Model", "GaussSeidel", "SemismoothNewton", "Hybrid", "make_solver", "ParsolveError", "InputError", "CollectiveError",
            "FileFormatError", "__version__"]

@@ -359,7 +359,7 @@ class Simulation:
 
     def _loop(self, nsteps, writer, caught, sensors):
         start = time.perf_counter()
-        last_print = start
+        last_print, last_k = start, 0
         next_frame = self.time
         if writer is not None:
             writer.frame(self.step_count, self.time, self.owned,
@@ -416,13 +416,14 @@ class Simulation:
             now = time.perf_counter()
             if self.progress > 0 and self.comm.root and not self.quiet and \
                     now - last_print >= self.progress:
-                last_print = now
                 rate = (now - start) / (k + 1)
+                current = (now - last_print) / (k + 1 - last_k)
+                last_print, last_k = now, k + 1
                 print(f"[parsolve] step {self.step_count}/{self.step_count - k - 1 + nsteps}"
                       f" t={self.time:.6g} s contacts={row['contacts']} "
                       f"iterations={row['iterations']} residual={row['residual']:.2e} "
-                      f"{1e3 * rate:.2f} ms/step ETA {rate * (nsteps - k - 1):.0f} s",
-                      flush=True)
+                      f"{1e3 * current:.2f} ms/step now, {1e3 * rate:.2f} mean, ETA "
+                      f"{rate * (nsteps - k - 1):.0f} s", flush=True)
             if stopped_by:
                 break
         summary = self._summary(tot, row, time.perf_counter() - start, stopped_by,
@@ -529,6 +530,8 @@ class Simulation:
             "contacts_max": tot["max_contacts"],
             "iterations": tot["iterations"], "unconverged_steps": tot["unconverged"],
             "solver": getattr(self.solver, "name", type(self.solver).__name__),
+            "tolerance": float(getattr(self.solver, "tol", float("nan"))),
+            "max_iter": int(getattr(self.solver, "max_iter", 0) or 0),
             "newton_iterations": tot.get("newton", 0), "ksp_iterations": tot.get("ksp", 0),
             "final_residual": row["residual"] if row else 0.0,
             "max_residual": tot["max_residual"], "stopped_by": stopped_by,
@@ -563,10 +566,16 @@ class Simulation:
                 return None
         bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
                                                            self.model.fingerprint())
-        with self.comm.collective():
-            if float(attrs["step_size"]) != self.h:
-                raise InputError(f"{path}: written with step {attrs['step_size']}, this run "
-                                 f"uses {self.h}: a restart must keep the step size")
+        old_h = float(attrs["step_size"])
+        if old_h != self.h:
+            # reactions are impulses over a step: the warm start scales with the step, and
+            # the step count restarts from the checkpoint's time on the new step
+            contacts["R"] = contacts["R"] * (self.h / old_h)
+            if self.comm.root and not self.quiet:
+                print(f"[parsolve] warning: {path} was written with step {old_h:g} s, this "
+                      f"run uses {self.h:g} s: continuing with the new step (the warm start "
+                      "scaled; the trajectory is no longer the one of either step)", flush=True)
+            step = int(round(t / self.h))
         self.restore(bodies, contacts, step, t, attrs.get("energy"))
         self.restarted_from = path
         if self.comm.root and not self.quiet:

@@ -48,3 +48,30 @@ def rotate_spatial(q, w, dt):
 def axis_angle(axis, angle):
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
     return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+
+
+def axis_angle_to_quat(axis, angle):
+    """The unit quaternion of a rotation by `angle` [rad] about `axis` (right-handed)."""
+    axis = np.asarray(axis, float)
+    axis = axis / np.linalg.norm(axis)
+    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) * axis])
+
+
+def matrix_to_quat(R):
+    """The unit quaternion (w >= 0) of a 3 x 3 rotation matrix (Shepperd's method: the
+    largest of the four squares is taken first, so no division by a small number)."""
+    R = np.asarray(R, float)
+    t = np.trace(R)
+    squares = np.array([1 + t, 1 + 2 * R[0, 0] - t, 1 + 2 * R[1, 1] - t, 1 + 2 * R[2, 2] - t])
+    k = int(np.argmax(squares))
+    s = 2.0 * np.sqrt(squares[k])
+    if k == 0:
+        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif k == 1:
+        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif k == 2:
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
+    else:
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
+    q = np.array(q)
+    return q if q[0] >= 0 else -q

@@ -1,47 +1,65 @@
-"""PNG plots of a results file's history (matplotlib, no display needed)."""
+"""PNG plots of a results file's history (matplotlib, no display needed): energies and the
+energy balance, contacts, solver iterations with the cap, the residual on a log axis with the
+tolerance, and the wall time per phase."""
 import os
-
-import numpy as np
 
 
 def plot_history(path, out=None):
-    """Write energy, contacts, iterations, residual and phase-time plots; returns the paths."""
+    """Write the plots next to `path` (or in `out`); returns the paths written."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from ..cli import describe
-    from .results import read_history
+    from .results import _h5py, read_history
 
+    h5py = _h5py()
     describe(path)                                    # refuses foreign or corrupt files
     h = read_history(path)
+    with h5py.File(path, "r") as f:
+        attrs = dict(f.attrs)
+    tol, cap = attrs.get("summary_tolerance"), attrs.get("summary_max_iter")
     t = h["time"]
+    title = os.path.basename(path)
     out = out or os.path.splitext(path)[0] + "-plots"
     os.makedirs(out, exist_ok=True)
+    total = h["kinetic_energy"] + h["potential_energy"]
     figures = {
-        "energy": [("kinetic", h["kinetic_energy"]), ("potential", h["potential_energy"]),
-                   ("total", h["kinetic_energy"] + h["potential_energy"])],
-        "contacts": [("contacts", h["contacts"])],
-        "iterations": [("solver iterations", h["iterations"])],
-        "residual": [("residual", h["residual"])],
+        "energy": ("energy [J]", [("kinetic", h["kinetic_energy"]),
+                                  ("potential", h["potential_energy"]), ("total", total)]),
+        "energy-balance": ("energy [J]", [
+            ("kinetic + potential", total), ("work of loads", h.get("work_loads")),
+            ("dissipated by contacts", h.get("dissipated")),
+            ("balance error", h.get("energy_error"))]),
+        "contacts": ("contacts", [("contacts", h["contacts"])]),
+        "iterations": ("solver iterations per step", [("iterations", h["iterations"])]),
+        "residual": ("residual", [("residual", h["residual"])]),
     }
-    units = {"energy": "J", "contacts": "", "iterations": "", "residual": ""}
     written = []
-    for name, curves in figures.items():
+    for name, (ylabel, curves) in figures.items():
         fig, ax = plt.subplots(figsize=(7, 4))
         for label, y in curves:
-            ax.plot(t, y, label=label, lw=1)
-        if name == "residual" and np.all(h["residual"] > 0):
-            ax.set_yscale("log")
+            if y is not None:
+                ax.plot(t, y, label=label, lw=1)
+        if name == "residual":                       # steps without contacts have none
+            positive = h["residual"] > 0
+            ax.cla()
+            ax.semilogy(t[positive], h["residual"][positive], ".", ms=2, label="residual")
+            if tol:
+                ax.axhline(tol, color="red", ls="--", lw=1, label=f"tolerance {tol:g}")
+        if name == "iterations" and cap:
+            ax.axhline(cap, color="red", ls="--", lw=1, label=f"cap {cap}")
+        ax.set_title(f"{title}: {name.replace('-', ' ')}")
         ax.set_xlabel("time [s]")
-        ax.set_ylabel(f"{name} [{units[name]}]" if units[name] else name)
-        ax.legend()
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
         written.append(_save(fig, out, name))
     phases = [k for k in h if k.startswith("t_")]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.stackplot(t, *[h[k] for k in phases], labels=[k[2:] for k in phases])
+    ax.set_title(f"{title}: wall time per phase")
     ax.set_xlabel("time [s]")
     ax.set_ylabel("wall seconds per step")
     ax.legend(fontsize=7, loc="upper left")

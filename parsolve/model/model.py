@@ -26,6 +26,28 @@ from .obstacles import Obstacles
 RUN_HOOK = None      # set by a command that runs a model script for something else than a run
 
 
+def orientation_quaternion(what, orientation):
+    """A unit quaternion from a quaternion, a rotation matrix or an (axis, angle) pair."""
+    from ..dynamics.rotation import axis_angle_to_quat, matrix_to_quat
+
+    if isinstance(orientation, (tuple, list)) and len(orientation) == 2 and \
+            np.ndim(orientation[1]) == 0 and np.size(orientation[0]) == 3:
+        axis = finite(f"{what}: axis", orientation[0], (3,))
+        angle = float(finite(f"{what}: angle", orientation[1]))
+        if np.linalg.norm(axis) == 0:
+            raise InputError(f"{what}: the rotation axis is zero")
+        return axis_angle_to_quat(axis, angle)
+    if np.shape(orientation) == (3, 3):
+        R = finite(what, orientation, (3, 3))
+        if not (np.allclose(R.T @ R, np.eye(3), atol=1e-9) and np.linalg.det(R) > 0):
+            raise InputError(f"{what}: not a rotation matrix (R^T R != I or det R < 0)")
+        return matrix_to_quat(R)
+    q = finite(what, orientation, (4,))
+    if np.linalg.norm(q) == 0:
+        raise InputError(f"{what}: orientation quaternion is zero")
+    return q
+
+
 class Model:
     def __init__(self, gravity=(0.0, 0.0, -9.81), contact_margin=None):
         self.gravity = finite("gravity", gravity, (3,))
@@ -117,14 +139,14 @@ class Model:
             inertia=None):
         """A cuboid with half extents (a, b, c) along its body axes; returns its id.
 
-        Mass from density (uniform solid) or given; principal moments of inertia about the
-        body axes m (b^2 + c^2) / 3, ... unless `inertia` (3 values) gives them."""
+        orientation: a quaternion (w, x, y, z), a 3 x 3 rotation matrix (body axes as its
+        columns, in the world frame) or an (axis, angle) pair [rad]. Mass from density
+        (uniform solid) or given; principal moments of inertia about the body axes
+        m (b^2 + c^2) / 3, ... unless `inertia` (3 values) gives them."""
         ids = self._ids(None if id is None else [id], 1)
         half = positive(f"body {ids[0]}: half_extents", half_extents, (3,))[None, :]
-        q = finite(f"body {ids[0]}: orientation", orientation, (4,))
+        q = orientation_quaternion(f"body {ids[0]}: orientation", orientation)
         nq = np.linalg.norm(q)
-        if nq == 0:
-            raise InputError(f"body {ids[0]}: orientation quaternion is zero")
         m = self._mass(density, mass, 8.0 * np.prod(half, axis=1), 1, ids)
         a2 = half ** 2
         inertia = ((m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
