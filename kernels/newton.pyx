@@ -80,25 +80,28 @@ def project_into_cones(double[:, ::1] R, const double[::1] mu):
             project_cone(z, mu[a], &R[a, 0])
 
 
-def newton_parts(const double[:, ::1] R, const double[:, ::1] U, const double[:, ::1] q,
-                 const double[::1] mu, const double[::1] rho_n, const double[::1] rho_t,
-                 double[:, ::1] parts):
-    """Per contact the squares Newton's tests sum, in parts (n, 5): |e_a|^2, |q_a|^2, |R_a|^2,
-    |U_a|^2 (DESIGN.md's residual, e_a the natural-map residual) and |Phi_a|^2 (twice the
-    merit). The caller sums them over ranks (parsolve.parallel.reduce.exact_sums)."""
+def newton_parts(const double[:, ::1] R, const double[:, ::1] U, const double[:, ::1] V,
+                 const double[:, ::1] q, const double[::1] mu, const double[::1] rho_n,
+                 const double[::1] rho_t, double[:, ::1] parts):
+    """Per contact the squares Newton's tests sum, in parts (n, 6): |e_a|^2, |q_a|^2, |R_a|^2,
+    |U_a|^2 (DESIGN.md's residual, e_a the natural-map residual), |Phi(R_a, V_a)|^2 (twice
+    the merit of the regularised problem, V its velocity) and |Phi(R_a, U_a)|^2 (of the
+    problem itself). The caller sums them over ranks (parsolve.parallel.reduce.exact_sums)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef double phi[3]
-    assert U.shape[0] == q.shape[0] == parts.shape[0] == n and parts.shape[1] == 5
-    assert mu.shape[0] == rho_n.shape[0] == rho_t.shape[0] == n
-    assert R.shape[1] == U.shape[1] == q.shape[1] == 3
+    assert U.shape[0] == V.shape[0] == q.shape[0] == parts.shape[0] == n
+    assert parts.shape[1] == 6 and mu.shape[0] == rho_n.shape[0] == rho_t.shape[0] == n
+    assert R.shape[1] == U.shape[1] == V.shape[1] == q.shape[1] == 3
     with nogil:
         for a in range(n):
-            ac_phi(&R[a, 0], &U[a, 0], mu[a], rho_n[a], rho_t[a], phi, NULL, NULL)
             parts[a, 0] = natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
             parts[a, 1] = q[a, 0] * q[a, 0] + q[a, 1] * q[a, 1] + q[a, 2] * q[a, 2]
             parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
             parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]
+            ac_phi(&R[a, 0], &V[a, 0], mu[a], rho_n[a], rho_t[a], phi, NULL, NULL)
             parts[a, 4] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
+            ac_phi(&R[a, 0], &U[a, 0], mu[a], rho_n[a], rho_t[a], phi, NULL, NULL)
+            parts[a, 5] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
 
 
 def slope_parts(const double[:, ::1] Phi, const double[:, :, ::1] A,
@@ -123,12 +126,13 @@ def slope_parts(const double[:, ::1] Phi, const double[:, :, ::1] A,
 
 def jacobian_blocks(const index_t[::1] indptr, const double[:, :, ::1] blocks,
                     const index_t[::1] diag, const double[:, :, ::1] A,
-                    const double[:, :, ::1] B, double shift, double[:, :, ::1] J):
-    """The blocks of J + shift I = A + B W + shift I in W's block-CSR pattern (row a's blocks
-    at indptr[a]:indptr[a+1], its diagonal one at diag[a]) into J (nnz, 3, 3)."""
+                    const double[:, :, ::1] B, const double[::1] alpha, double[:, :, ::1] J):
+    """The blocks of J = A + B (W + diag(alpha) I) in W's block-CSR pattern (row a's blocks at
+    indptr[a]:indptr[a+1], its diagonal one at diag[a]) into J (nnz, 3, 3): the Jacobian of
+    the problem regularised by alpha_a (R_a - anchor_a) in U_a (the proximal point's)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, a, k, i, l
     cdef const double* Ba
-    assert diag.shape[0] == A.shape[0] == B.shape[0] == n
+    assert diag.shape[0] == A.shape[0] == B.shape[0] == alpha.shape[0] == n
     assert J.shape[0] == blocks.shape[0] >= indptr[n] and blocks.shape[1] == blocks.shape[2] == 3
     with nogil:
         for a in range(n):
@@ -141,4 +145,4 @@ def jacobian_blocks(const index_t[::1] indptr, const double[:, :, ::1] blocks,
             k = diag[a]
             for i in range(3):
                 for l in range(3):
-                    J[k, i, l] += A[a, i, l] + (shift if i == l else 0.0)
+                    J[k, i, l] += A[a, i, l] + alpha[a] * Ba[3 * i + l]

@@ -194,7 +194,8 @@ def _fclib(ns):
     record = {"contacts": problem.n, "solver": ns.solver,
               "local": ns.local if ns.solver in ("gs", "hybrid") else None,
               "iterations": int(report.iterations), "residual": float(report.residual),
-              "seconds": float(report.seconds), "converged": bool(report.converged)}
+              "seconds": float(report.seconds), "converged": bool(report.converged),
+              "events": dict(report.events)}        # solver events: fallbacks, proximal steps
     for extra in ("ksp_iterations", "stages"):
         if hasattr(report, extra):
             record[extra] = getattr(report, extra)

@@ -35,8 +35,7 @@ def exported(tmp_path_factory):
     sim = Simulation(column(), 1e-3, solver=ps.GaussSeidel(tol=1e-12, max_iter=20000),
                      progress=0, quiet=True)
     fclib.export_step(sim, path, 5)
-    for _ in range(5):
-        sim.step()
+    sim.run(5e-3)
     return path, sim.contacts.R.copy()
 
 

@@ -27,8 +27,7 @@ def local_dynamics(model, steps):
                      progress=0, quiet=True, verify_every=0)
     box = {}
     sim.local_dynamics_hook = lambda s, ld: box.update(ld=ld)
-    for _ in range(steps):
-        sim.step()
+    sim.run(steps * 1e-3)
     ld = box["ld"]
     ld.rows
     return ld
@@ -122,12 +121,16 @@ def test_alart_curnier_kernel_equals_its_twin():
 def test_newton_parts_kernel_equals_its_twin():
     R, U, mu, rho_n, rho_t = contact_states()
     q = np.random.default_rng(2).normal(size=R.shape)
-    got, want = np.full((len(R), 5), np.nan), np.full((len(R), 5), np.nan)
-    kernels.newton_parts(R, U, q, mu, rho_n, rho_t, got)
-    ref.newton_parts(R, U, q, mu, rho_n, rho_t, want)
+    V = U + np.random.default_rng(3).normal(size=U.shape)        # a regularised velocity
+    got, want = np.full((len(R), 6), np.nan), np.full((len(R), 6), np.nan)
+    kernels.newton_parts(R, U, V, q, mu, rho_n, rho_t, got)
+    ref.newton_parts(R, U, V, q, mu, rho_n, rho_t, want)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     on = got[:, 0] == 0.0                                         # on the law
-    assert on.sum() >= 50 and (got[on, 4] == 0.0).all() and (got[~on, 4] > 0.0).all()
+    assert on.sum() >= 50 and (got[on, 5] == 0.0).all() and (got[~on, 5] > 0.0).all()
+    assert not np.allclose(got[:, 4], got[:, 5])                  # Phi at V is not at U
+    kernels.newton_parts(R, U, U, q, mu, rho_n, rho_t, got)
+    assert (got[:, 4] == got[:, 5]).all()
 
 
 def test_slope_and_jacobian_kernels_equal_their_twins():
@@ -143,9 +146,13 @@ def test_slope_and_jacobian_kernels_equal_their_twins():
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     assert (got[:, 0] > 0).any() and (got[:, 1] > 0).any() and (got.min(axis=1) == 0).all()
     got, want = np.full_like(blocks, np.nan), np.full_like(blocks, np.nan)
-    kernels.jacobian_blocks(indptr, blocks, diag, A, B, 0.3, got)
-    ref.jacobian_blocks(indptr, blocks, diag, A, B, 0.3, want)
+    alpha = rng.uniform(0.0, 0.5, n)
+    kernels.jacobian_blocks(indptr, blocks, diag, A, B, alpha, got)
+    ref.jacobian_blocks(indptr, blocks, diag, A, B, alpha, want)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    plain = np.empty_like(blocks)                                 # alpha B on the diagonal
+    kernels.jacobian_blocks(indptr, blocks, diag, A, B, np.zeros(n), plain)
+    np.testing.assert_allclose(got[diag] - plain[diag], alpha[:, None, None] * B, atol=1e-12)
 
 
 def test_projection_into_the_cones_equals_its_twin():
@@ -203,26 +210,26 @@ def test_exact_sums_equal_the_column_by_column_sums_bit_for_bit():
             assert got.shape == want.shape and got.tobytes() == want.tobytes(), (X.shape, got, want)
 
 
-def test_the_levenberg_marquardt_shift_is_capped(monkeypatch):
-    """Every line search failing (as after many failures on a 23,000-contact pile), the shift
-    grew tenfold per try until it overflowed (inf * 0 in J's diagonal); it stops at the cap,
-    where one try per step is enough."""
+def test_the_proximal_weight_is_capped(monkeypatch):
+    """Every line search failing (as after many failures on a 23,000-contact pile), sigma grows
+    tenfold per failed step up to SIGMA_MAX (beyond, J + alpha B would be a scaled identity and
+    inf * 0 could enter J); there, Gauss-Seidel sweeps replace each step, counted."""
     indptr, indices, blocks, diag, q, mu = block_problem(n=12)
-    shifts = []
+    alphas = []
     assemble = newton._Problem.assemble_jacobian
     monkeypatch.setattr(newton._Problem, "assemble_jacobian",
-                        lambda self, A, B, shift: (shifts.append(shift),
-                                                   assemble(self, A, B, shift)))
+                        lambda self, A, B, alpha: (alphas.append((alpha / self.scale).max()),
+                                                   assemble(self, A, B, alpha)))
     monkeypatch.setattr(SemismoothNewton, "_search", lambda *args: None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rep = SemismoothNewton(tol=1e-300, max_iter=8).solve(indptr, indices, blocks, diag, q,
-                                                             mu, np.zeros_like(q))
-    assert rep.iterations == rep.fallbacks == 8
-    # three tries per step (0, 1e-4, 1e-3; 1e-2, ...) up to the cap, then one
-    assert newton._SHIFT_MAX == 1e6
-    assert shifts == pytest.approx([0.0] + [10.0 ** e for e in range(-4, 7)] + [1e6] * 4,
-                                   rel=1e-12)
+        rep = SemismoothNewton(tol=1e-300, max_iter=20).solve(indptr, indices, blocks, diag, q,
+                                                              mu, np.zeros_like(q))
+    assert rep.iterations == 20
+    assert max(alphas) == pytest.approx(newton.SIGMA_MAX, rel=1e-12)
+    raised = sum(1 for a, b in zip(alphas, alphas[1:]) if b > a)
+    assert rep.events["sigma_raised"] == raised >= 8
+    assert rep.events["gs_fallback"] == rep.fallbacks == 20 - raised > 0    # one per step
 
 
 def test_newton_reaches_1e_10_on_a_box_stack_where_gauss_seidel_stalls(stack):
@@ -298,6 +305,7 @@ def test_a_run_with_newton_is_the_gauss_seidel_run(gs_run, solver, tmp_path):
     lambda: SemismoothNewton(tol=0), lambda: SemismoothNewton(tol=float("nan")),
     lambda: SemismoothNewton(max_iter=0), lambda: SemismoothNewton(ksp_type="nope"),
     lambda: SemismoothNewton(pc_type="nope"), lambda: SemismoothNewton(warm_sweeps=-1),
+    lambda: SemismoothNewton(linear="nope"), lambda: Hybrid(newton_iter=0),
     lambda: Hybrid(stall=1.5), lambda: Hybrid(window=0), lambda: Hybrid(tol=-1),
     lambda: make_solver("newton", tol=-1), lambda: make_solver("hybrid", max_iter=0)])
 def test_bad_options_raise_input_error(build):

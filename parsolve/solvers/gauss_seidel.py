@@ -42,6 +42,7 @@ class GaussSeidel:
     """
 
     name = "gauss-seidel"
+    event_names = ()                 # no solver events: every sweep is the same algorithm
 
     def __init__(self, tol=1e-8, max_iter=1000, omega=1.0, sweeps=None, local="auto"):
         if not (tol > 0 and np.isfinite(tol)):

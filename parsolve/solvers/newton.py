@@ -10,23 +10,40 @@ DESIGN.md section 2 (which is what every report states). rho is taken from each 
 diagonal block, rho_N = 1 / W_NN and rho_T = 2 / (W_T1T1 + W_T2T2), so Phi has the units of r
 and nobody tunes it. The generalised Jacobian is J = A + B W with A = dPhi/dr, B = dPhi/du
 3 x 3 block diagonal; J is assembled as a PETSc BAIJ matrix (block size 3) with W's pattern, so
-any PETSc preconditioner applies to it.
+any PETSc solver applies to it. W may be unsymmetric.
 
-Newton starts after a few Gauss-Seidel sweeps from the given R (the warm start). Each step
-solves J d = -Phi inexactly by PETSc KSP (GMRES, right-preconditioned, so its residual is the
-true one) to a relative tolerance eta chosen by Eisenstat and Walker's second rule, then takes
-an Armijo backtracking search on the merit 1/2 |Phi|^2 (monotone: a non-monotone reference let
-Newton cycle between active sets on settled piles). When the search fails, J is shifted by
-lambda I (Levenberg-Marquardt; W is singular where contacts outnumber the bodies' freedoms,
-e.g. four corner contacts per box face) and the step retried; lambda decays after successes and
-never exceeds 1e6 (J's diagonal is O(1)). If three shifts fail (fewer at the cap), a few
-Gauss-Seidel sweeps are taken instead (the fallback). All decisions read sums that are exact
-over ranks, so every rank takes the same branches.
+Proximal point (Acary, Bremond and Huber 2018: on rigid sets only the proximal-point Newton
+solved everything). W is singular where contacts outnumber the bodies' freedoms (four corner
+contacts per box face, crystal beds), and so is J on sticking contacts. Newton therefore solves
+a sequence of regularised problems u = W r + q + alpha (r - r_k) around an anchor r_k, with
+alpha_a = sigma w_a (w_a the mean diagonal of W_aa, sigma dimensionless): J + alpha B is
+nonsingular, and its solution is a point where the original residual is O(sigma |r - r_k|).
+sigma follows the residual (sigma = min(SIGMA_MAX, SIGMA_C err), none below SIGMA_MIN), so
+Newton is pure near the solution and converges superlinearly there. An inner loop takes Newton
+steps on one regularised problem until its merit falls to KAPPA^2 of the anchor's, then moves
+the anchor to the iterate. A step whose line search fails raises sigma tenfold (the floor
+decays tenfold per anchor afterwards); at SIGMA_MAX, Gauss-Seidel sweeps are taken instead.
 
-PETSc options: the KSP reads the unprefixed options of the PETSc database (`-ksp_type`,
-`-pc_type`, `-ksp_gmres_restart`, `-ksp_max_it`, `-ksp_monitor`, ...; pass them with
-PARSOLVE_PETSC_OPTIONS="-pc_type ilu"), after the defaults set here. An explicit `-ksp_rtol`
-replaces the adaptive (Eisenstat-Walker) tolerance.
+Linear solves cannot fail silently. J d = -Phi is solved by a chain of PETSc solvers tried in
+order until one succeeds ("lu": a direct LU by MUMPS, any rank count; "gmres": GMRES with the
+3 x 3 point-block Jacobi preconditioner, right-preconditioned, to an Eisenstat-Walker
+tolerance). linear="auto" chooses LU first up to LU_MAX_UNKNOWNS unknowns over all ranks,
+GMRES first above; the other is the fallback (LU only below LU_FALLBACK_MAX unknowns). A solve
+fails when PETSc reports divergence (a failed preconditioner or factorisation, a breakdown) or
+the direction is not finite; a GMRES that reaches its iteration cap returns its iterate and is
+counted as "ksp_capped". Every such event is counted in the report's `events` (names in
+`event_names`), equal on every rank: all decisions read PETSc's reductions or sums that are
+exact over ranks, so every rank takes the same branches.
+
+Line search: Armijo backtracking on the merit 1/2 |Phi|^2 of the regularised problem
+(monotone within one anchor: a non-monotone reference let Newton cycle between active sets on
+settled piles).
+
+PETSc options: the first solver of the chain reads the unprefixed options of the PETSc
+database (`-ksp_type`, `-pc_type`, `-ksp_gmres_restart`, `-ksp_max_it`, `-ksp_monitor`,
+`-ksp_converged_reason`, ...; pass them with PARSOLVE_PETSC_OPTIONS="-pc_type ilu"), after
+the defaults set here; the fallbacks read none. An explicit `-ksp_rtol` replaces the adaptive
+(Eisenstat-Walker) tolerance.
 """
 import functools
 import math
@@ -43,11 +60,15 @@ from .reference import CODE_NAMES, NCODES, residual_from_parts
 from .reference import alart_curnier  # noqa: F401  (importable from here, as before)
 
 _GAMMA, _ETA_MAX, _ETA_MIN = 0.9, 0.1, 1e-12          # Eisenstat-Walker, choice 2
-_SIGMA, _NONMONOTONE, _MIN_STEP = 1e-4, 1, 2.0 ** -12  # line search (monotone)
-# Levenberg-Marquardt shift of J (dimensionless, J's diagonal is O(1)): zero while Newton steps
-# succeed, raised when a step fails (W is singular where contacts outnumber the bodies' freedoms),
-# at most _SHIFT_MAX (J + shift I is then a scaled identity to 1e-6; growing on would overflow)
-_SHIFT_MIN, _SHIFT_UP, _SHIFT_DOWN, _SHIFT_TRIES, _SHIFT_MAX = 1e-4, 10.0, 0.25, 3, 1e6
+_SIGMA, _MIN_STEP = 1e-4, 2.0 ** -12                   # Armijo line search
+# proximal weight sigma (dimensionless, relative to W's diagonal): SIGMA_C times the residual,
+# zero below SIGMA_MIN, at most SIGMA_MAX (J + alpha B is then B-dominated: a short step)
+SIGMA_C, SIGMA_MIN, SIGMA_MAX, SIGMA_UP, SIGMA_RAISED = 1e-2, 1e-6, 1e4, 10.0, 1e-5
+KAPPA, INNER_MAX = 0.1, 20           # inner loop: merit to KAPPA^2 of the anchor's, or steps
+LU_MAX_UNKNOWNS, LU_FALLBACK_MAX = 300_000, 1_000_000
+LINEAR_SOLVERS = ("auto", "lu", "gmres")
+NEWTON_EVENTS = ("ksp_failed", "ksp_capped", "lu_fallback", "gmres_fallback", "gs_fallback",
+                 "proximal_steps", "sigma_raised")
 
 
 def _block_csr(W):
@@ -80,6 +101,8 @@ class _Problem:
         Wd = blocks[self.diag]
         self.rho_n = 1.0 / Wd[:, 0, 0]
         self.rho_t = 2.0 / (Wd[:, 1, 1] + Wd[:, 2, 2])
+        self.scale = np.trace(Wd, axis1=1, axis2=2) / 3.0     # alpha = sigma * scale
+        self.n_global = W.getSize()[0] // 3
         self.x, self.y = W.createVecs()
         self.Jb = np.empty_like(blocks)
         n_global = W.getSize()[0] // 3
@@ -97,9 +120,9 @@ class _Problem:
         self.W.mult(self.x, self.y)
         return self.y.array.reshape(-1, 3).copy()
 
-    def assemble_jacobian(self, A, B, shift):
-        """J + shift I = A + B W + shift I into self.J (W's pattern, values replaced)."""
-        kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, shift, self.Jb)
+    def assemble_jacobian(self, A, B, alpha):
+        """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced)."""
+        kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, alpha, self.Jb)
         self.J.setValuesBlockedCSR(*self.csr, self.Jb.reshape(-1))
         self.J.assemble()
 
@@ -108,22 +131,112 @@ class _Problem:
             obj.destroy()
 
 
+class _LinearChain:
+    """J d = rhs by PETSc solvers tried in order until one succeeds (module docstring); each
+    built when first needed, the first from the PETSc options database. Counts its events
+    into `events` and returns the KSP iterations it spent."""
+
+    def __init__(self, J, kinds, krylov, events):
+        self.J, self.kinds, self.krylov, self.events = J, kinds, krylov, events
+        self.ksps = [None] * len(kinds)
+        self.fixed_rtol = None
+
+    def solve(self, rhs, x, rtol):
+        """(solved, KSP iterations); x holds the direction when solved."""
+        from ..petsc import PETSc
+
+        its = 0
+        for i, kind in enumerate(self.kinds):
+            if i:
+                self.events[f"{kind}_fallback"] += 1
+            ksp = self._ksp(i)
+            if kind == "gmres":
+                ksp.setTolerances(rtol=self.fixed_rtol if self.fixed_rtol is not None else rtol)
+            ksp.solve(rhs, x)
+            its += ksp.getIterationNumber()
+            reason = ksp.getConvergedReason()
+            if not math.isfinite(x.norm()):                  # a global norm: every rank agrees
+                reason = PETSc.KSP.ConvergedReason.DIVERGED_NANORINF
+            if reason > 0:
+                return True, its
+            if reason == PETSc.KSP.ConvergedReason.DIVERGED_MAX_IT:
+                self.events["ksp_capped"] += 1               # GMRES's iterate: still a direction
+                return True, its
+            self.events["ksp_failed"] += 1
+        return False, its
+
+    def _ksp(self, i):
+        if self.ksps[i] is None:
+            self.ksps[i] = self._make(self.kinds[i], options=(i == 0))
+        return self.ksps[i]
+
+    def _make(self, kind, options):
+        from ..petsc import PETSc
+
+        ksp = PETSc.KSP().create(comm=self.J.getComm())
+        ksp.setOperators(self.J)
+        pc = ksp.getPC()
+        if kind == "lu":
+            ksp.setType("preonly")
+            pc.setType("lu")
+            package = _lu_package(self.J.getComm().getSize())
+            pc.setFactorSolverType(package)
+            if package == "petsc":
+                pc.setFactorOrdering("nd")                # 3-4x faster than MUMPS on a wall
+        else:
+            ksp_type, pc_type = self.krylov
+            ksp.setType(ksp_type)
+            pc.setType(pc_type)
+            ksp.setPCSide(PETSc.PC.Side.RIGHT)
+            ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
+            if ksp_type == "gmres":
+                ksp.setGMRESRestart(100)
+            ksp.setTolerances(rtol=_ETA_MAX, atol=0.0, max_it=500)
+        if options:
+            try:
+                ksp.setFromOptions()
+            except PETSc.Error as exc:
+                ksp.destroy()
+                raise InputError(f"SemismoothNewton: bad PETSc option ({exc})") from None
+            opts = PETSc.Options()
+            if opts.hasName("ksp_rtol"):
+                self.fixed_rtol = opts.getReal("ksp_rtol")
+            if ksp.getType() != "preonly":
+                self.kinds = ("gmres",) + tuple(self.kinds[1:])   # its rtol follows E-W
+        return ksp
+
+    def destroy(self):
+        for ksp in self.ksps:
+            if ksp is not None:
+                ksp.destroy()
+
+
+def _lu_package(ranks):
+    """PETSc's own LU on one rank (block kernels of BAIJ, nested dissection), MUMPS on more
+    (Debian's PETSc has it; MUMPS takes BAIJ at any rank count, SuperLU_dist only AIJ)."""
+    return "petsc" if ranks == 1 else "mumps"
+
+
 class SemismoothNewton:
     """Global semismooth Newton on the Alart-Curnier function (see the module docstring).
 
-    tol: the DESIGN.md residual to reach; max_iter: Newton steps; ksp_type / pc_type: the
-    linear solver's defaults (GMRES right-preconditioned; "pbjacobi" inverts the 3 x 3
-    diagonal blocks, "bjacobi" is ILU(0) on each rank's block of J, block Jacobi over ranks),
-    overridden by the PETSc options database; warm_sweeps: Gauss-Seidel sweeps from the given
-    R before the first Newton step; fallback_sweeps: Gauss-Seidel sweeps taken when a Newton
-    step fails (after up to three Levenberg-Marquardt shifts of J).
+    tol: the DESIGN.md residual to reach; max_iter: Newton steps (counting every inner
+    step); linear: the linear solvers' chain, "auto" (LU up to LU_MAX_UNKNOWNS unknowns, GMRES
+    above), "lu" (LU, then GMRES) or "gmres" (GMRES, then LU below LU_FALLBACK_MAX unknowns);
+    ksp_type / pc_type: the Krylov solver's (GMRES right-preconditioned; "pbjacobi" inverts the
+    3 x 3 diagonal blocks; "bjacobi" is ILU(0) on each rank's block, which fails on rigid sets);
+    proximal: regularise around the iterate (module docstring; False: sigma stays 0 until a
+    line search fails); warm_sweeps: Gauss-Seidel sweeps from the given R before the first
+    Newton step; fallback_sweeps: Gauss-Seidel sweeps taken when a step fails at SIGMA_MAX.
+    The report's `events` counts the names of `event_names` over the solve.
     """
 
     name = "newton"
     distributed_operator = True      # solve_coupled wants domain= and held= (Simulation)
+    event_names = NEWTON_EVENTS
 
-    def __init__(self, tol=1e-10, max_iter=100, ksp_type="gmres", pc_type="bjacobi",
-                 fallback_sweeps=5, warm_sweeps=10):
+    def __init__(self, tol=1e-10, max_iter=100, linear="auto", ksp_type="gmres",
+                 pc_type="pbjacobi", proximal=True, fallback_sweeps=5, warm_sweeps=10):
         from ..petsc import PETSc
 
         if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
@@ -135,14 +248,26 @@ class SemismoothNewton:
         if int(fallback_sweeps) < 1:
             raise InputError("SemismoothNewton: fallback_sweeps must be >= 1, got "
                              f"{fallback_sweeps!r}")
+        if linear not in LINEAR_SOLVERS:
+            raise InputError(f"SemismoothNewton: unknown linear solver {linear!r}: choose one "
+                             f"of {', '.join(LINEAR_SOLVERS)}")
         for what, value, kind in (("ksp_type", ksp_type, PETSc.KSP.Type),
                                   ("pc_type", pc_type, PETSc.PC.Type)):
             if value not in _type_names(kind):
                 raise InputError(f"SemismoothNewton: unknown {what} {value!r}")
         self.tol, self.max_iter = float(tol), int(max_iter)
-        self.ksp_type, self.pc_type = ksp_type, pc_type
+        self.linear, self.ksp_type, self.pc_type = linear, ksp_type, pc_type
+        self.proximal = bool(proximal)
         self.fallback_sweeps = int(fallback_sweeps)
         self.warm_sweeps = int(warm_sweeps)
+
+    def chain(self, unknowns):
+        """The linear solvers tried in order on a J of `unknowns` rows over all ranks."""
+        first = self.linear if self.linear != "auto" else (
+            "lu" if unknowns <= LU_MAX_UNKNOWNS else "gmres")
+        if first == "lu":
+            return ("lu", "gmres")
+        return ("gmres", "lu") if unknowns <= LU_FALLBACK_MAX else ("gmres",)
 
     # -- the two entry points, as GaussSeidel's ---------------------------------------------
     def solve(self, indptr, indices, blocks, diag, B, mu, R):
@@ -216,114 +341,111 @@ class SemismoothNewton:
         return report
 
     # -- Newton ------------------------------------------------------------------------------
-    def _ksp(self, J):
-        from ..petsc import PETSc
-
-        ksp = PETSc.KSP().create(comm=J.getComm())
-        ksp.setOperators(J)
-        ksp.setType(self.ksp_type)
-        ksp.getPC().setType(self.pc_type)
-        ksp.setPCSide(PETSc.PC.Side.RIGHT)
-        ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
-        if self.ksp_type == "gmres":
-            ksp.setGMRESRestart(100)
-        ksp.setTolerances(rtol=_ETA_MAX, atol=0.0, max_it=500)
-        try:
-            ksp.setFromOptions()
-        except PETSc.Error as exc:
-            ksp.destroy()
-            raise InputError(f"SemismoothNewton: bad PETSc option ({exc})") from None
-        opts = PETSc.Options()
-        fixed = opts.getReal("ksp_rtol") if opts.hasName("ksp_rtol") else None
-        return ksp, fixed
-
     def _solve(self, p, R):
-        """Newton from R on problem p; a SolveReport with ksp_iterations and fallbacks."""
+        """Proximal-point Newton from R on problem p (module docstring): a SolveReport with
+        events, ksp_iterations and fallbacks."""
         t0 = time.perf_counter()
         report = SolveReport(self.name)
+        events = dict.fromkeys(self.event_names, 0)
         counts = np.zeros(NCODES, np.int64)
-        ksp, fixed_rtol = self._ksp(p.J)
+        linear = _LinearChain(p.J, self.chain(3 * p.n_global), (self.ksp_type, self.pc_type),
+                              events)
         d_vec, rhs = p.J.createVecs()
         n = len(R)
         Phi, slopes = np.empty((n, 3)), np.empty((n, 2))        # the kernels write into these
         A, Bj = np.empty((n, 3, 3)), np.empty((n, 3, 3))
-        ksp_its = fallbacks = 0
+        ksp_its = 0
         try:
             kernels.project_into_cones(R, p.mu)                 # start inside the cones
             if self.warm_sweeps:
                 p.sweep(R, self.warm_sweeps, counts)
             U = p.apply(R) + p.q
-            err, theta, _ = self._measure(p, R, U)
-            merits = [theta]
-            eta, shift = _ETA_MAX, 0.0
-            it = 0
+            err, _, theta, _ = self._measure(p, R, U, U)
+            eta, floor, it = _ETA_MAX, 0.0, 0
             while err > self.tol and it < self.max_iter:
-                it += 1
-                kernels.alart_curnier(R, U, p.mu, p.rho_n, p.rho_t, Phi, A, Bj)
-                rhs.array[:] = -Phi.reshape(-1)
-                for _ in range(_SHIFT_TRIES):
-                    p.assemble_jacobian(A, Bj, shift)
-                    ksp.setTolerances(rtol=fixed_rtol if fixed_rtol is not None else eta)
-                    ksp.solve(rhs, d_vec)
-                    ksp_its += ksp.getIterationNumber()
-                    d = d_vec.array.reshape(-1, 3).copy()
-                    Wd = p.apply(d)
-                    kernels.slope_parts(Phi, A, Bj, d, Wd, slopes)
-                    found = self._search(p, R, U, d, Wd, max(merits[-_NONMONOTONE:]), slopes)
-                    if found is not None:
-                        shift = shift * _SHIFT_DOWN if shift > _SHIFT_MIN else 0.0
+                sigma = max(self._sigma(err), floor)            # a new anchor: R
+                alpha = sigma * p.scale
+                events["proximal_steps"] += sigma > 0.0
+                V, start = U, theta                             # V = U + alpha (R - anchor)
+                current = start                                 # the regularised merit at R
+                for inner in range(INNER_MAX):
+                    it += 1
+                    kernels.alart_curnier(R, V, p.mu, p.rho_n, p.rho_t, Phi, A, Bj)
+                    p.assemble_jacobian(A, Bj, alpha)
+                    rhs.array[:] = -Phi.reshape(-1)
+                    solved, k = linear.solve(rhs, d_vec, eta)
+                    ksp_its += k
+                    found = solved and self._step(p, R, U, V, alpha, current, d_vec, Phi, A,
+                                                  Bj, slopes)
+                    if not found:
                         break
-                    raised = min(max(_SHIFT_UP * shift, _SHIFT_MIN), _SHIFT_MAX)
-                    if raised == shift:                       # the same J would fail again
+                    R[:], U, V, err, reg, theta = found
+                    eta = _forcing(eta, reg / current if current > 0 else 0.0)
+                    current = reg
+                    if err <= self.tol or it >= self.max_iter or reg <= KAPPA ** 2 * start:
                         break
-                    shift = raised
-                if found is None:                             # no descent: Gauss-Seidel
-                    fallbacks += 1
+                if found or inner:                              # progress: a new anchor
+                    floor = floor / SIGMA_UP if floor / SIGMA_UP >= SIGMA_RAISED else 0.0
+                elif sigma < SIGMA_MAX:                         # regularise more
+                    events["sigma_raised"] += 1
+                    floor = min(max(SIGMA_UP * sigma, SIGMA_RAISED), SIGMA_MAX)
+                else:                                           # no descent even then
+                    events["gs_fallback"] += 1
                     p.sweep(R, self.fallback_sweeps, counts)
                     U = p.apply(R) + p.q
+                    err, _, theta, _ = self._measure(p, R, U, U)
                     eta = _ETA_MAX
-                    err, new, _ = self._measure(p, R, U)
-                else:                                         # the accepted trial point
-                    R[:], U, err, new = found
-                    eta = _forcing(eta, new / theta if theta > 0 else 0.0)
-                theta = new
-                merits.append(theta)
             report.iterations, report.residual = it, err
         finally:
-            for obj in (ksp, d_vec, rhs):
+            for obj in (linear, d_vec, rhs):
                 obj.destroy()
         report.converged = report.residual <= self.tol
         report.local = {name: int(c) for name, c in zip(CODE_NAMES, counts) if c}
-        report.ksp_iterations, report.fallbacks = ksp_its, fallbacks
+        report.events = {k: int(v) for k, v in events.items()}
+        report.ksp_iterations, report.fallbacks = ksp_its, events["gs_fallback"]
         report.newton_iterations = report.iterations
         report.stages = [("newton", report.iterations, ksp_its)]
         report.seconds = time.perf_counter() - t0
         return report
 
-    def _measure(self, p, R, U, extra=None):
-        """(DESIGN residual, merit 1/2 |Phi|^2) at (R, U) and the sums of the columns of
-        `extra` (n, k) when given, from one exact sum over ranks."""
-        parts = np.empty((len(R), 5))
-        kernels.newton_parts(R, U, p.q, p.mu, p.rho_n, p.rho_t, parts)
-        s = p.sums(parts if extra is None else np.concatenate((parts, extra), axis=1))
-        return residual_from_parts(s[:4].tolist()), 0.5 * s[4], s[5:]
+    def _sigma(self, err):
+        """The proximal weight the residual calls for (0: pure Newton)."""
+        return min(SIGMA_MAX, max(SIGMA_MIN, SIGMA_C * err)) if self.proximal else 0.0
 
-    def _search(self, p, R, U, d, Wd, reference, slopes):
-        """Armijo's backtracking search along d: at the first t = 1, 1/2, ... (down to
-        _MIN_STEP) where the merit is at most reference + sigma t slope, (R + t d, U + t W d)
-        and _measure's (residual, merit) there, which the step keeps; None if there is none or
-        d is no descent direction. slopes are slope_parts' (n, 2): the slope Phi^T J d is
-        summed with the first trial, one reduction over ranks fewer per step."""
+    def _step(self, p, R, U, V, alpha, current, d_vec, Phi, A, Bj, slopes):
+        """The line search along the direction in d_vec from the regularised merit `current`
+        at R: _search's point, or None."""
+        d = d_vec.array.reshape(-1, 3).copy()
+        Wd = p.apply(d)
+        Vd = Wd + alpha[:, None] * d
+        kernels.slope_parts(Phi, A, Bj, d, Vd, slopes)
+        return self._search(p, R, U, V, d, Wd, Vd, current, slopes)
+
+    def _measure(self, p, R, U, V, extra=None):
+        """(DESIGN residual at (R, U), merit 1/2 |Phi|^2 at (R, V), merit at (R, U), sums of
+        the columns of `extra` (n, k) when given), from one exact sum over ranks."""
+        parts = np.empty((len(R), 6))
+        kernels.newton_parts(R, U, V, p.q, p.mu, p.rho_n, p.rho_t, parts)
+        s = p.sums(parts if extra is None else np.concatenate((parts, extra), axis=1))
+        return residual_from_parts(s[:4].tolist()), 0.5 * s[4], 0.5 * s[5], s[6:]
+
+    def _search(self, p, R, U, V, d, Wd, Vd, reference, slopes):
+        """Armijo's backtracking search along d on the regularised merit: at the first
+        t = 1, 1/2, ... (down to _MIN_STEP) where it is at most `reference` (its value at R)
+        plus sigma t slope, (R + t d, U + t W d, V + t Vd) and _measure's values there, which the
+        step keeps; None if there is none or d is no descent direction. slopes are
+        slope_parts' (n, 2): the slope Phi^T J d is summed with the first trial, one reduction
+        over ranks fewer per step."""
         t = 1.0
         while t >= _MIN_STEP:
-            Rt, Ut = R + t * d, U + t * Wd
-            err, merit, s = self._measure(p, Rt, Ut, slopes if t == 1.0 else None)
+            Rt, Ut, Vt = R + t * d, U + t * Wd, V + t * Vd
+            err, reg, merit, s = self._measure(p, Rt, Ut, Vt, slopes if t == 1.0 else None)
             if t == 1.0:
                 slope = s[0] - s[1]                   # grad(merit) . d = Phi^T J d
                 if not slope < 0.0:
                     return None
-            if merit <= reference + _SIGMA * t * slope:
-                return Rt, Ut, err, merit
+            if reg <= reference + _SIGMA * t * slope:
+                return Rt, Ut, Vt, err, reg, merit
             t *= 0.5
         return None
 
@@ -344,35 +466,42 @@ def _forcing(eta, ratio):
 
 
 class Hybrid:
-    """Gauss-Seidel until its progress stalls, then Newton; back to Gauss-Seidel if Newton
-    does not converge (at most `rounds` times).
+    """Gauss-Seidel while it makes progress, Newton when it stalls, back to Gauss-Seidel when
+    Newton does not converge; the residuals measured decide each switch.
 
     Gauss-Seidel stalls when, over `window` sweeps, its residual falls by less than the factor
-    `stall` (0.5: under half its value). tol: the residual to reach; max_iter: the Gauss-Seidel
-    sweep budget; newton_iter: Newton steps per Newton stage; local: Gauss-Seidel's local
-    solver (passed through when given). The report's .stages lists ("gs", sweeps) and
-    ("newton", steps, ksp iterations) in order; iterations counts both.
+    `stall` (0.5: under half its value). A Newton stage (at most `newton_iter` steps) that
+    ends above the residual it started from is undone (R restored; "newton_undone"). Unless
+    the stage divided the residual by 1 / stall, the next stall needs twice as many stalled
+    windows in a row before Newton is tried again (back-off: no Newton stage at every window
+    where it keeps failing); a stage that helps resets the back-off. tol: the residual to reach; max_iter: the Gauss-Seidel sweep budget; local:
+    Gauss-Seidel's local solver (passed through when given); other options go to
+    SemismoothNewton. The report's .stages lists ("gs", sweeps) and ("newton", steps, ksp
+    iterations) in order, iterations counts both, and events sums the Newton stages' events
+    with "newton_stages" and "newton_undone". The last stage is Gauss-Seidel unless Newton
+    converged, so du stays consistent.
     """
 
     name = "hybrid"
     distributed_operator = True
+    event_names = NEWTON_EVENTS + ("newton_stages", "newton_undone")
 
     def __init__(self, tol=1e-10, max_iter=1000, window=10, stall=0.5, newton_iter=200,
-                 rounds=3, local=None, **newton_options):
+                 local=None, **newton_options):
         if int(max_iter) < 1:
             raise InputError(f"Hybrid: max_iter must be >= 1, got {max_iter!r}")
         if int(window) < 1:
             raise InputError(f"Hybrid: window must be >= 1, got {window!r}")
         if not 0.0 < stall < 1.0:
             raise InputError(f"Hybrid: stall must lie in (0, 1), got {stall!r}")
-        if int(rounds) < 1:
-            raise InputError(f"Hybrid: rounds must be >= 1, got {rounds!r}")
+        if int(newton_iter) < 1:
+            raise InputError(f"Hybrid: newton_iter must be >= 1, got {newton_iter!r}")
         gs = {} if local is None else {"local": local}
         self.gs = GaussSeidel(tol=tol, max_iter=int(window), **gs)
         newton_options.setdefault("warm_sweeps", 0)      # Gauss-Seidel has just run
         self.newton = SemismoothNewton(tol=tol, max_iter=newton_iter, **newton_options)
         self.tol, self.max_iter = float(tol), int(max_iter)
-        self.window, self.stall, self.rounds = int(window), float(stall), int(rounds)
+        self.window, self.stall = int(window), float(stall)
 
     def solve(self, indptr, indices, blocks, diag, B, mu, R):
         """As GaussSeidel.solve (serial block CSR rows, R warm start, in place)."""
@@ -392,46 +521,49 @@ class Hybrid:
         return self._run(gs, newton, R)
 
     def _run(self, gs, newton, R):
-        """Gauss-Seidel windows; Newton when they stall. A Newton stage that ends above the
-        residual it started from is undone (R restored), so the hybrid is never worse than
-        Gauss-Seidel; after `rounds` Newton stages Gauss-Seidel spends the rest of the budget.
-        The last stage is always Gauss-Seidel unless Newton converged (du stays consistent)."""
         t0 = time.perf_counter()
         stages, local = [], {}
-        sweeps = 0
-        rounds = 0
+        events = dict.fromkeys(self.event_names, 0)
+        sweeps, patience, stalled = 0, 1, 0
+        r = gs()
         while True:
-            # Gauss-Seidel by windows until it converges, stalls or spends its budget
-            its, last = 0, None
-            while sweeps < self.max_iter:
-                r = gs()
-                sweeps += r.iterations
-                its += r.iterations
-                for k, c in r.local.items():
-                    local[k] = local.get(k, 0) + c
-                if r.converged or (rounds < self.rounds and last is not None
-                                   and r.residual > self.stall * last):
-                    break
+            its = r.iterations
+            _add(local, r.local)
+            while not r.converged and stalled < patience and sweeps + its < self.max_iter:
                 last = r.residual
+                r = gs()
+                its += r.iterations
+                _add(local, r.local)
+                stalled = stalled + 1 if r.residual > self.stall * last else 0
+            sweeps += its
             stages.append(("gs", its))
-            if r.converged or rounds == self.rounds or sweeps >= self.max_iter:
+            if r.converged or sweeps >= self.max_iter:
                 break
-            rounds += 1
-            saved, before = R.copy(), r
+            saved, before = R.copy(), r                     # stalled: a Newton stage
             r = newton()
             stages.append(("newton", r.iterations, r.ksp_iterations))
-            for k, c in r.local.items():
-                local[k] = local.get(k, 0) + c
+            _add(local, r.local)
+            _add(events, r.events)
+            events["newton_stages"] += 1
             if r.converged:
                 break
             if r.residual > before.residual:             # undo a Newton stage that failed
+                events["newton_undone"] += 1
                 R[:] = saved
-                r = before
+            patience = 1 if r.residual <= self.stall * before.residual else 2 * patience
+            stalled = 0
+            r = gs()                                     # du consistent with R again
         report = SolveReport(self.name, iterations=sum(s[1] for s in stages),
                              residual=r.residual, converged=r.converged,
-                             seconds=time.perf_counter() - t0, local=local)
+                             seconds=time.perf_counter() - t0, local=local, events=events)
         report.stages = stages
         report.ksp_iterations = sum(s[2] for s in stages if s[0] == "newton")
         report.newton_iterations = sum(s[1] for s in stages if s[0] == "newton")
-        report.fallbacks = 0
+        report.fallbacks = events["gs_fallback"]
         return report
+
+
+def _add(total, counts):
+    """total[k] += counts[k] for every k of counts (dicts of counts)."""
+    for k, c in counts.items():
+        total[k] = total.get(k, 0) + c

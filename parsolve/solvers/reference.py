@@ -525,11 +525,11 @@ def project_into_cones(R, mu):
     R[:] = project_rows(R, np.zeros_like(R), mu)
 
 
-def newton_parts(R, U, q, mu, rho_n, rho_t, parts):
+def newton_parts(R, U, V, q, mu, rho_n, rho_t, parts):
     """Twin of kernels/newton.pyx's newton_parts: (|e_a|^2, |q_a|^2, |R_a|^2, |U_a|^2,
-    |Phi_a|^2) per contact in parts (n, 5)."""
-    Phi = alart_curnier(R, U, mu, rho_n, rho_t, jacobian=False)
-    for j, X in enumerate((R - project_rows(R, U, mu), q, R, U, Phi)):
+    |Phi(R_a, V_a)|^2, |Phi(R_a, U_a)|^2) per contact in parts (n, 6)."""
+    phi = (alart_curnier(R, X, mu, rho_n, rho_t, jacobian=False) for X in (V, U))
+    for j, X in enumerate((R - project_rows(R, U, mu), q, R, U, *phi)):
         parts[:, j] = np.sum(X ** 2, axis=1)
 
 
@@ -541,12 +541,12 @@ def slope_parts(Phi, A, B, d, Wd, parts):
     parts[:, 1] = np.maximum(-s, 0.0)
 
 
-def jacobian_blocks(indptr, blocks, diag, A, B, shift, J):
-    """Twin of kernels/newton.pyx's jacobian_blocks: A + B W + shift I in W's block-CSR
-    pattern, into J (nnz, 3, 3)."""
+def jacobian_blocks(indptr, blocks, diag, A, B, alpha, J):
+    """Twin of kernels/newton.pyx's jacobian_blocks: A + B (W + diag(alpha) I) in W's
+    block-CSR pattern, into J (nnz, 3, 3)."""
     rows = np.repeat(np.arange(len(diag)), np.diff(indptr))
     J[:] = np.einsum("kij,kjl->kil", B[rows], blocks)
-    J[diag] += A + shift * np.eye(3)
+    J[diag] += A + alpha[:, None, None] * B
 
 
 def residual_from_parts(sums):

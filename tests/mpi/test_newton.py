@@ -1,6 +1,7 @@
 """The global Newton over distributed W (run at 2, 3 and 4 ranks by make test-mpi): a run on
-all ranks equals the serial run to the solve tolerance (GMRES sums in another order, so not bit
-for bit), and the Gauss-Seidel run too."""
+all ranks equals the serial run to the solve tolerance (LU by MUMPS in parallel, PETSc's own
+in serial: sums in another order, so not bit for bit), and the Gauss-Seidel run too; the
+solver events (linear-solve fallbacks) are the same on every rank and at every rank count."""
 import numpy as np
 import pytest
 from mpi4py import MPI
@@ -24,8 +25,9 @@ def pile(n=120, seed=5):
 
 def run(comm, solver, steps=40):
     sim = Simulation(pile(), step=1e-3, solver=solver, progress=0, quiet=True, comm=comm)
-    sim.rows = [sim.step() for _ in range(steps)]
-    assert all(row["converged"] for row in sim.rows)
+    sim.run(steps * 1e-3)
+    sim.rows = sim.history
+    assert len(sim.rows) == steps and all(row["converged"] for row in sim.rows)
     return sim
 
 
@@ -64,3 +66,36 @@ def test_newton_equals_gauss_seidel_on_all_ranks(serial):
     sim = run(Comm(WORLD), ps.GaussSeidel(tol=TOL, max_iter=20000))
     scale = np.abs(state(serial)).max()
     np.testing.assert_allclose(gathered(sim), state(serial), rtol=0, atol=1e-8 * scale)
+
+
+def events(sim):
+    """The solver events summed over the run's steps."""
+    total = {}
+    for row in sim.rows:
+        for k, v in row.items():
+            if k.startswith("event_"):
+                total[k[6:]] = total.get(k[6:], 0) + v
+    return total
+
+
+def test_fallbacks_are_counted_alike_at_every_rank_count():
+    """-ksp_divtol 0.5 makes every Krylov solve diverge at iteration 0 at any rank count (as
+    ILU(0) did on rigid sets): each is counted, LU solves in its place, and the counts of the
+    parallel run equal the serial run's, on every rank."""
+    from parsolve.petsc import PETSc
+
+    opts = PETSc.Options()
+    opts.setValue("ksp_divtol", 0.5)
+    try:
+        runs = [run(Comm(c), SemismoothNewton(tol=TOL, linear="gmres"), steps=8)
+                for c in (MPI.COMM_SELF, WORLD)]
+    finally:
+        opts.delValue("ksp_divtol")
+    serial, parallel = (events(sim) for sim in runs)
+    assert set(serial) == set(SemismoothNewton.event_names)
+    assert serial["ksp_failed"] == serial["lu_fallback"] > 0
+    assert serial["gs_fallback"] == 0
+    assert parallel == serial
+    assert all(e == parallel for e in WORLD.allgather(parallel))
+    scale = np.abs(state(runs[0])).max()
+    np.testing.assert_allclose(gathered(runs[1]), state(runs[0]), rtol=0, atol=1e-8 * scale)
