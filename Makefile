@@ -6,7 +6,7 @@ NP    ?= 2
 MPIRUN := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 mpirun
 APT_PACKAGES := openmpi-bin libopenmpi-dev python3-dev python3-venv python3-numpy python3-mpi4py \
 	python3-petsc4py python3-h5py-mpi cython3 python3-setuptools python3-pytest python3-pytest-mpi \
-	python3-hypothesis python3-matplotlib build-essential
+	python3-hypothesis python3-matplotlib build-essential libegl1 libegl-mesa0 libgl1-mesa-dri
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup system venv build test test-serial test-mpi demo bench clean
@@ -21,6 +21,9 @@ system:
 venv:
 	@[ -x $(PY) ] || /usr/bin/python3 -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
+	@# the extra `render` (VTK's wheel: its XDMF reader tests the ParaView index, and it draws
+	@# `parsolve render`; offscreen through Mesa's EGL, no display needed)
+	@$(PY) -c "import vtkmodules.vtkIOXdmf2" 2>/dev/null || $(PY) -m pip install -q "vtk>=9.3"
 
 build:
 	$(PY) setup.py -q build_ext --inplace 2>&1 | grep -vE 'FutureWarning|obj = getattr|_BetaConfiguration|warnings.warn' || true

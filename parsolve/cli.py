@@ -52,6 +52,11 @@ def main(argv=None):
     plot = sub.add_parser("plot", help="PNG plots of a results file's history")
     plot.add_argument("file")
     plot.add_argument("--out", help="output folder (default: next to FILE)")
+    rend = sub.add_parser("render", help="an offscreen PNG of a frame (needs VTK)")
+    rend.add_argument("file")
+    rend.add_argument("--frame", type=int, default=-1, help="frame index (default: the last)")
+    rend.add_argument("--out", help="the PNG (default: FILE-frameNNNNNN.png)")
+    rend.add_argument("--size", default="800x600", help="width x height in pixels")
     dofs = sub.add_parser("dofs", help="the free motions (degrees of freedom) of a model's "
                                        "constrained bodies")
     from .analysis import cli as analysis_cli
@@ -69,11 +74,25 @@ def main(argv=None):
     if ns.command == "dofs":
         ns.args = [a for a in rest if a != "--"]
         return _guard(lambda: analysis_cli.run(ns))
+    if ns.command == "render":
+        from .io.render import render
+
+        return _guard(lambda: print(render(ns.file, ns.frame, ns.out, _size(ns.size))))
     if ns.command == "plot":
         from .io.plot import plot_history
 
         return _guard(lambda: print("\n".join(plot_history(ns.file, ns.out))))
     return 1
+
+
+def _size(text):
+    from .errors import InputError
+
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InputError(f"--size: expected WIDTHxHEIGHT, got {text!r}") from None
+    return w, h
 
 
 def _run(ns):

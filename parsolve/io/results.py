@@ -22,12 +22,14 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          and the solver's tolerance for spheres)
   /sensors/NAME/         step, time, <quantity> (samples, rows, k): see parsolve/sensors.py
   /frames/time, /frames/step          one entry per frame
-  /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape   (rows in no particular order: sort
-                         by gid)
-  /frames/NNNNNN/boxes/  vertices (8 per box), connectivity (hexahedra, VTK vertex order)
+  /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape, material, rotation (the matrix of q,
+                         float32, for ParaView)   (rows in no particular order: sort by gid)
+  /frames/NNNNNN/boxes/  vertices (8 per box), connectivity (hexahedra, VTK vertex order),
+                         gid, q, v, w, material, rotation (one row per box: cell data)
   /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
                          on A in the local frame, normal first), gap, normal and force (the
-                         mean force on A over the step, world frame: frame^T R / step)
+                         mean force on A over the step, world frame: frame^T R / step),
+                         status (0 open, 1 sticking, 2 sliding)
 An XDMF index (NAME.xdmf, io/xdmf.py) beside the file opens the frames in ParaView.
 
 How it survives a crash. A file open for writing when a rank is killed is unreadable, so the
@@ -50,10 +52,24 @@ import numpy as np
 
 from .. import faults
 from ..contact.detect import box_vertices
+from ..dynamics.rotation import quat_to_matrix
 from ..model.bodies import BOX
 from .xdmf import HEX_ORDER
 
 FORMAT = "parsolve-results"
+BODY_FIELDS = ("gid", "x", "q", "v", "w", "radius", "shape", "material")
+BOX_FIELDS = ("gid", "q", "v", "w", "material")
+OPEN, STICKING, SLIDING = 0, 1, 2          # a contact's status in the frames
+
+
+def contact_status(R, mu, rtol=1e-9):
+    """0 open (no normal reaction), 1 sticking (inside the friction cone), 2 sliding (on it)."""
+    if len(R) == 0:
+        return np.zeros(0, np.int8)
+    tangential = np.hypot(R[:, 1], R[:, 2])
+    return np.where(R[:, 0] <= 0, OPEN,
+                    np.where(tangential >= (1 - rtol) * mu * R[:, 0], SLIDING, STICKING)) \
+        .astype(np.int8)
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
            "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
@@ -137,8 +153,10 @@ class ResultsWriter:
         g = f.create_group(f"frames/{len(seg['frames']):06d}")
         n = bodies.n_owned
         gb = g.create_group("bodies")
-        for name in ("gid", "x", "q", "v", "w", "radius", "shape"):
+        for name in BODY_FIELDS:
             self._rows(gb, name, getattr(bodies, name)[:n])
+        rotation = quat_to_matrix(bodies.q[:n]).astype(np.float32)  # for ParaView's tensors
+        self._rows(gb, "rotation", rotation)
         boxes = np.flatnonzero(bodies.shape[:n] == BOX)
         verts = box_vertices(bodies, boxes)
         first, _ = self.comm.offset(8 * len(boxes))
@@ -146,11 +164,15 @@ class ResultsWriter:
         gx = g.create_group("boxes")
         self._rows(gx, "vertices", verts.reshape(-1, 3))
         self._rows(gx, "connectivity", (hexa[:, None] + np.array(HEX_ORDER)).astype(np.int64))
+        for name in BOX_FIELDS:                   # one row per box: the hexahedra's cell data
+            self._rows(gx, name, getattr(bodies, name)[boxes])
+        self._rows(gx, "rotation", rotation[boxes])
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
         self._rows(gc, "normal", contacts.frame[:, 0, :])
         self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
+        self._rows(gc, "status", contact_status(contacts.R, contacts.mu))
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
         faults.point("frame", int(step), self.comm.rank)
