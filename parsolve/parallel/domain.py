@@ -1,41 +1,49 @@
 """The domain decomposition of a run: partition, migration, ghosts, the exchanges of a sweep.
 
-Every rank owns the bodies whose centres lie in its slab of cells (partition.py) and holds
-read-only ghost copies of the bodies within one cell of its slab: enough for every contact
-whose point lies in its slab (the contacts it owns) to find both bodies. A body's holders (its
-owner and the ranks that keep a ghost) follow from its position and the slab cuts alone, so
-every rank computes the same holders for the same body. Copies are exact (bits are sent), and
+Every rank owns the bodies whose centres lie in its subdomain, a box of whole cells cut by
+recursive coordinate bisection (partition.py), and holds read-only ghost copies of the bodies
+within one cell of its box: enough for every contact whose point lies in its box (the contacts
+it owns) to find both bodies. A body's holders (its owner and the ranks that keep a ghost)
+follow from its position and the cuts alone, so every rank computes the same holders for the
+same body. Copies are exact (bits are sent), and
 the Gauss-Seidel exchange sends new values, never increments, so all copies stay equal.
 
 The physics modules see none of this: they receive a BodySet (owned rows first) and call the
 `exchange` and `sums` functions the Domain hands them.
 """
+import resource
 import time
 
 import numpy as np
 
 from ..contact.broadphase import cell_hash
+from ..contact.contactset import FIELDS as CONTACT_FIELDS
 from ..contact.contactset import ContactSet
 from ..errors import InputError
 from ..model.bodies import FIELDS as BODY_FIELDS
 from ..model.bodies import BodySet
 from .colouring import ColourSchedule
-from .partition import SlabPartition
+from .partition import RCBPartition
 from .reduce import exact_sums
 
 
 class Domain:
     BALANCE = ("time", "contacts", "bodies")
+    PARTITION = ("rcb", "slab")
 
     def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
-                 min_steps=10):
+                 min_steps=10, partition="rcb"):
+        """axis: the axis of the cuts when partition="slab" (slabs of whole cells, the
+        partition before RCB, kept for comparison); "rcb" cuts any axis."""
         if balance not in self.BALANCE:
             raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
+        if partition not in self.PARTITION:
+            raise InputError(f"partition: {partition!r} is not one of "
+                             f"{', '.join(self.PARTITION)}")
         if not tolerance >= 1.0:
             raise InputError(f"balance_tolerance: {tolerance} (max/avg load) must be >= 1")
         self.comm = comm
-        self.part = SlabPartition(comm.size, cell, axis)
-        self.width = float(cell)          # ghost layer: one cell
+        self.part = RCBPartition(comm.size, cell, (0, 1, 2) if partition == "rcb" else (axis,))
         self.tolerance = float(tolerance)
         self.balance = balance
         self.min_seconds = float(min_seconds)
@@ -49,14 +57,16 @@ class Domain:
         self._window = np.zeros(3)        # seconds, units, steps since the cuts last moved
         self._cuts_moved = False          # in this step's migrate
         self._sending = None              # the sweep's sends not yet known complete
+        self._held = (0, 0)               # owned and ghost bodies of the step (memory)
+        self._step_arrays = (0, 0, 0)     # contacts, incidences, exchange bytes (memory)
 
     # -- routing -------------------------------------------------------------------------------
     def route(self, index, dest, payload, neighbours=False):
         """Send row index[k] of every array in `payload` to rank dest[k]; returns the rows this
         rank receives, concatenated in order of source rank (then of `index`).
 
-        neighbours=True: every dest is a slab neighbour (ghosts, contacts, the sweep's du), and
-        the exchange is an MPI neighbour collective on the slab graph, O(neighbours) not O(P).
+        neighbours=True: every dest is a neighbour (ghosts, contacts, the sweep's du), and the
+        exchange is an MPI neighbour collective on the subdomain graph, O(neighbours) not O(P).
         Otherwise (migration, set-up) an all-to-all."""
         t0 = time.perf_counter()
         self._complete_sends()
@@ -66,7 +76,7 @@ class Domain:
         cuts = np.searchsorted(dest, np.append(ranks, ranks[-1] + 1 if len(ranks) else 0))
         if len(dest) and neighbours:
             assert cuts[-1] - cuts[0] == len(dest) and np.isin(dest, ranks).all(), \
-                "neighbour exchange to a rank outside the slab graph"
+                "neighbour exchange to a rank outside the subdomain graph"
         send = [{k: v[index[cuts[i]:cuts[i + 1]]] for k, v in payload.items()}
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
@@ -78,25 +88,16 @@ class Domain:
         return out
 
     def _neighbours(self):
-        """Ranks whose slab lies within two cells of this rank's slab (itself included), and
-        the MPI distributed-graph communicator over them; rebuilt when the cuts move.
+        """Ranks whose box lies within two cells of this rank's box in every axis (itself
+        included), and the MPI distributed-graph communicator over them; rebuilt when the
+        cuts move.
 
-        Two cells: a rank holds bodies up to one cell beyond its slab (ghosts), and their
-        other holders hold them up to one cell beyond theirs; when a slab is thinner than
-        two cells, a ghost's du must reach the rank past it."""
-        key = self.part.bounds.tobytes()
+        Two cells: a rank holds bodies up to one cell beyond its box (ghosts), and their
+        other holders hold them up to one cell beyond theirs; when a subdomain is thinner
+        than two cells, a ghost's du must reach the rank past it."""
+        key = self.part.key()
         if getattr(self, "_graph_key", None) != key:
-            b, P = self.part.bounds, self.comm.size
-            big = np.iinfo(np.int64).max // 4
-            lo = np.concatenate([[-big], b]) - 2           # two columns below each slab
-            hi = np.concatenate([b, [big]]) + 1            # two columns above it
-            first = np.searchsorted(b, lo, side="right")
-            last = np.searchsorted(b, hi, side="right")
-            near = np.zeros((P, P), bool)
-            for r in range(P):
-                near[r, first[r]:last[r] + 1] = True
-            near |= near.T                                 # a symmetric graph
-            self._ranks = np.flatnonzero(near[self.comm.rank])
+            self._ranks = self.part.neighbours(self.comm.rank)
             if getattr(self, "_graph", None) is not None:
                 self._graph.Free()
             nb = [int(x) for x in self._ranks]
@@ -110,7 +111,7 @@ class Domain:
 
     # -- ownership -----------------------------------------------------------------------------
     def setup(self, bodies):
-        """From any initial split of the bodies (each on one rank) to the owners' slabs."""
+        """From any initial split of the bodies (each on one rank) to the owners' boxes."""
         self.part.balance(self.comm.mpi, bodies.x)
         self._units, self._window[:] = None, 0.0
         return self.migrate(bodies, check_balance=False)
@@ -118,7 +119,7 @@ class Domain:
     def migrate(self, owned, check_balance=True):
         """Move each owned body to the rank of its cell; returns the owned set by id.
 
-        First the slabs are rebalanced when asked to, or when the load's max/avg exceeds the
+        First the cuts are rebalanced when asked to, or when the load's max/avg exceeds the
         tolerance and new cuts would at least halve the excess (body_load: the load)."""
         if self.comm.size == 1:
             return owned
@@ -153,7 +154,7 @@ class Domain:
         measured `min_steps` steps and `min_seconds` on average since the cuts last moved
         (timings of single steps are noisy): a rank on a slower or busier core then weighs
         more and gets fewer bodies. The relative speed is clipped to [1/2, 2] so that one
-        noisy measurement (an oversubscribed core) cannot empty a slab. The weights move the
+        noisy measurement (an oversubscribed core) cannot empty a subdomain. The weights move the
         cuts only; the trajectory does not depend on them. Collective in "time" mode: the
         branches taken depend on counts that are equal on every rank."""
         if self.balance == "bodies" or self._units is None:   # None: nothing measured yet
@@ -174,30 +175,32 @@ class Domain:
 
     # -- ghosts --------------------------------------------------------------------------------
     def with_ghosts(self, owned):
-        """Owned bodies followed by ghost copies of the other ranks' bodies near this slab."""
+        """Owned bodies followed by ghost copies of the other ranks' bodies near this box."""
+        n = owned.n_owned
+        self._held = (n, len(owned) - n)
         if self.comm.size == 1:
             return owned
-        n = owned.n_owned
-        idx, dest = _holder_pairs(*self.part.holders(owned.x[:n], self.width))
+        idx, dest = self.part.holders(owned.x[:n])
         keep = dest != self.comm.rank
         ghosts = self._route_bodies(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = BodySet(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([getattr(owned, f)[:n], getattr(ghosts, f)])
             for f in BODY_FIELDS})
         # every holder of a body computes the same holder ranks from the same position
-        self._holders = self.part.holders(held.x, self.width)
+        self._holders = self.part.holders(held.x)
         self._owners = self.part.owner(held.x)
+        self._held = (n, len(ghosts))
         return held
 
     def share_contacts(self, contacts):
-        """The previous step's contacts (keys and reactions) of every rank whose slab is near
+        """The previous step's contacts (keys and reactions) of every rank whose box is near
         this one: a persisting contact warm-starts on whichever rank owns it now. Right after
-        the cuts moved, a contact's new holders may lie beyond the slab graph it was found on,
-        so that once they travel by an all-to-all."""
+        the cuts moved, a contact's new holders may lie beyond the subdomain graph it was found
+        on, so that once they travel by an all-to-all."""
         if contacts is None or self.comm.size == 1:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
-        idx, dest = _holder_pairs(*self.part.holders(contacts.point, self.width))
+        idx, dest = self.part.holders(contacts.point)
         got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
                                      "a": contacts.a}, neighbours=near)
         return ContactSet(**got)
@@ -205,7 +208,7 @@ class Domain:
     def scatter_contacts(self, contacts):
         """Contacts read from a checkpoint (any slice of the saved rows on each rank) sent to
         the ranks that own their points, once after a restart: from then on each rank's
-        contacts lie in its slab and share_contacts needs its neighbours only."""
+        contacts lie in its box and share_contacts needs its neighbours only."""
         if self.comm.size == 1:
             return contacts
         got = self.route(np.arange(len(contacts)), self.part.owner(contacts.point),
@@ -231,14 +234,17 @@ class Domain:
 
         The rows each neighbour will send for each colour are agreed once a step (their body
         ids travel once); each colour's exchange then moves only the du rows, as raw doubles,
-        by nonblocking point-to-point messages to the neighbours on the slab graph."""
+        by nonblocking point-to-point messages to the neighbours on the subdomain graph."""
+        self._step_arrays = (len(cells), len(con), 0)
         if self.comm.size == 1:
             return ColourSchedule(colours)
         from mpi4py import MPI
 
         self._complete_sends(free=True)
-        first, last = self._holders              # as when the ghosts were made
-        shared = (last - first) > 0              # bodies with copies on other ranks
+        pair_row, pair_rank = self._holders      # as when the ghosts were made
+        # bodies with copies on other ranks
+        shared = np.bincount(pair_row, minlength=len(held.gid)) > 1
+        other = pair_rank != self.comm.rank
         ranks = self._neighbours()
         slot = np.full(self.comm.size, -1)
         slot[ranks] = np.arange(len(ranks))
@@ -253,12 +259,11 @@ class Domain:
         inc_colour = colour_of[con] if len(con) else np.zeros(0, np.int64)
         send_idx, send_counts, outgoing = [], [], [[] for _ in ranks]
         for c in range(len(colours)):
-            touched = np.unique(inc_body[inc_colour == c])
-            rows, dest = _holder_pairs(first[touched], last[touched])
-            idx = touched[rows]
-            keep = dest != self.comm.rank
-            idx, dest = idx[keep], slot[dest[keep]]
-            assert (dest >= 0).all(), "du exchange to a rank outside the slab graph"
+            touched = np.zeros(len(held.gid), bool)
+            touched[inc_body[inc_colour == c]] = True
+            keep = touched[pair_row] & other      # rows in order, each row's ranks ascending
+            idx, dest = pair_row[keep], slot[pair_rank[keep]]
+            assert (dest >= 0).all(), "du exchange to a rank outside the subdomain graph"
             o = np.argsort(dest, kind="stable")
             idx, dest = idx[o], dest[o]
             counts = np.bincount(dest, minlength=len(ranks))
@@ -311,6 +316,8 @@ class Domain:
         # them only before a buffer is reused, or before the next collective, lets a rank
         # that is ahead go on without meeting the neighbour at every colour
         self._sending = (sends, recvs, sbuf, rbuf)
+        self._step_arrays = (len(cells), len(con), sum(
+            a.nbytes for a in (pair_row, pair_rank, *send_idx, *recv_idx, *sbuf, *rbuf)))
         return ColourSchedule(colours, boundary, start, finish)
 
     def _complete_sends(self, free=False):
@@ -339,11 +346,30 @@ class Domain:
         self.seconds += time.perf_counter() - t0
         return out
 
+    # -- memory --------------------------------------------------------------------------------
+    def memory(self):
+        """This rank's bytes in the last step, by what they scale with, for the run summary.
+
+        bodies/ghosts/contacts: counts. body_bytes, ghost_bytes: the owned and ghost rows of
+        every BodySet field and of du. contact_bytes: the contact rows (every ContactSet
+        field, the cell of the point) and their body incidences (the solver's own blocks per
+        incidence come on top: also O(contacts)). exchange_bytes: the holders of the held
+        bodies and the sweep's exchange indices and buffers (O(ghosts)). partition_bytes:
+        the cut tree and the boxes (O(P), the same on every rank). peak_rss_bytes: the
+        process's peak resident size (everything, Python and MPI included). No term grows
+        with the total number of bodies N, only with this rank's share."""
+        owned, ghosts = self._held
+        contacts, incidences, exchange = self._step_arrays
+        body_row = _row_bytes(BODY_FIELDS) + 6 * 8                # + the row of du
+        contact_row = _row_bytes(CONTACT_FIELDS) + 3 * 8          # + the cell of the point
+        return {"bodies": owned, "ghosts": ghosts, "contacts": contacts,
+                "body_bytes": owned * body_row, "ghost_bytes": ghosts * body_row,
+                "contact_bytes": contacts * contact_row + incidences * 2 * 8,
+                "exchange_bytes": exchange, "partition_bytes": self.part.nbytes(),
+                "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
 
-def _holder_pairs(first, last):
-    """(row, rank) for every rank of each row's holder range [first, last], rows in order."""
-    count = last - first + 1
-    rows = np.repeat(np.arange(len(first)), count)
-    return rows, np.repeat(first, count) + (np.arange(len(rows))
-                                            - np.repeat(np.cumsum(count) - count, count))
+def _row_bytes(fields):
+    """Bytes of one row of a table of fields {name: (trailing shape, dtype)}."""
+    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
+               for shape, dtype in fields.values())

@@ -16,7 +16,7 @@ WORLD = MPI.COMM_WORLD
 
 def flow(n=360, seed=11):
     """A granular flow: spheres thrown about in a closed box under tilted gravity, so that
-    they cross the slab boundaries many times and collide across them."""
+    they cross the subdomain boundaries many times and collide across them."""
     return spheres_in_box(n, seed, (3.0, 0.0, -9.81), 0.4, 0.3, 0.3, 0.5, (0.4, 0.12, 0.3),
                           (0.012, 0.025), (0.008, 0.01), 1.0, spin=5.0)
 
@@ -207,25 +207,77 @@ def test_a_slow_rank_gets_fewer_bodies_and_the_trajectory_stays():
     np.testing.assert_array_equal(R, by_key(serial.contacts)[1])
 
 
-def test_slabs_one_cell_thin_still_give_the_serial_trajectory():
-    """Cuts one cell apart (ranks 1 .. P-2 own one column each) from step 3 on: a ghost's
-    velocity change must then reach a rank two slabs away; the result is unchanged."""
-    def sim_on(comm):
-        return Simulation(row_on_floor(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9),
-                          progress=0, quiet=True, comm=comm)
-
-    sim = sim_on(Comm(WORLD))
+def same_as_serial(make, steps, cuts=None):
+    """Run `make()` on all ranks (with the cuts set to `cuts(part)` from step 3 on when given)
+    and on one rank; the states and reactions must be equal bit for bit. Returns the
+    parallel run."""
+    sim = Simulation(make(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9), progress=0,
+                     quiet=True, comm=Comm(WORLD))
     part = sim.domain.part
-    thin = 60 + np.arange(WORLD.size - 1) - (WORLD.size > 2)
-    part.balance = lambda comm, x, weights=None, gain=None: setattr(part, "bounds", thin) or True
-    for k in range(8):
-        sim.domain.force_repartition = k == 2
+    if cuts is not None:
+        part.balance = lambda comm, x, weights=None, gain=None: \
+            part.set_cuts(cuts(part)) or True
+    for k in range(steps):
+        sim.domain.force_repartition = cuts is not None and k == 2
         sim.step()
-    np.testing.assert_array_equal(part.bounds, thin)
-    serial = sim_on(Comm(MPI.COMM_SELF))
-    for _ in range(8):
+    if cuts is not None:
+        np.testing.assert_array_equal(part.cuts(), cuts(part))
+    serial = Simulation(make(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9), progress=0,
+                        quiet=True, comm=Comm(MPI.COMM_SELF))
+    for _ in range(steps):
         serial.step()
     gid, state, keys, R = gathered(sim)
     s = serial.owned
+    np.testing.assert_array_equal(gid, s.gid)
     np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
+    np.testing.assert_array_equal(keys, by_key(serial.contacts)[0])
     np.testing.assert_array_equal(R, by_key(serial.contacts)[1])
+    return sim
+
+
+def test_slabs_one_cell_thin_still_give_the_serial_trajectory():
+    """Cuts one cell apart along the row (ranks 1 .. P-2 own one column each) from step 3
+    on: a ghost's velocity change must then reach a rank two subdomains away."""
+    bounds = 60 + np.arange(WORLD.size - 1) - (WORLD.size > 2)
+
+    def slabs(part):       # the tree's cut between ranks f + k//2 - 1 and f + k//2
+        i = part.internal
+        return np.stack([0 * i, bounds[part.first[i] + part.count[i] // 2 - 1]], axis=1)
+
+    same_as_serial(row_on_floor, 8, slabs)
+
+
+def cubic_bed(side=12, layers=6, seed=3):
+    """Touching spheres in a side x side x layers block on a floor, thrown about: one body
+    per cell, as long in x as in y."""
+    m = ps.Model()
+    m.surface("g", "g", friction=0.5)
+    m.surface("g", "f", friction=0.5)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    k = np.arange(side * side * layers)
+    x = 0.01 + 0.02 * np.stack([k % side, (k // side) % side, k // side ** 2], axis=1)
+    v = np.random.default_rng(seed).normal(0, 0.5, (len(k), 3))
+    m.spheres(x, 0.0099, "g", density=1000, velocities=v)
+    return m
+
+
+def test_a_cubic_bed_is_cut_in_several_axes_and_runs_as_in_serial():
+    """3 or more ranks cut a 12 x 12 x 6 bed across x, then its parts across y: boxes, not
+    slabs; the trajectory is the serial one."""
+    sim = same_as_serial(cubic_bed, 10)
+    axes = set(sim.domain.part.cuts()[:, 0].tolist())
+    assert len(axes) >= min(2, WORLD.size - 1), sim.domain.part.cuts()
+    assert WORLD.allreduce(sim.owned.n_owned) == 864
+
+
+def test_boxes_one_cell_thin_in_several_axes_still_give_the_serial_trajectory():
+    """Every cut one cell from the bed's low side, the k-th internal node across axis k % 3:
+    at 4 ranks rank 0 owns one column of cells, ranks 1 and 2 boxes one cell thin in y and
+    in z; ghosts and du cross boxes in every direction and past the thin ones."""
+    def thin(part):
+        return np.stack([np.arange(len(part.internal)) % 3, np.ones(len(part.internal))], 1)
+
+    sim = same_as_serial(cubic_bed, 8, thin)
+    lo, hi = sim.domain.part.lo, sim.domain.part.hi
+    width = np.minimum(hi, 12) - np.maximum(lo, 0)           # within the bed's 12 x 12 cells
+    assert (width.min(axis=1) == 1).sum() >= min(WORLD.size - 1, 3), (lo, hi)
