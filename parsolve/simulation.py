@@ -171,6 +171,9 @@ class Simulation:
         comm0 = dom.seconds
         rank, step = self.comm.rank, self.step_count + 1
         faults.point("step", step, rank)
+        if self.energy is None:                       # the balance starts from this state
+            ke, pe = self.energies()
+            self.energy = {"initial": ke + pe, "work_loads": 0.0, "dissipated": 0.0}
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
@@ -334,9 +337,6 @@ class Simulation:
         if duration < 0:
             raise InputError(f"duration must be >= 0, got {duration}")
         inherited = self._restart(self.restart) if self.restart else None
-        if self.energy is None:
-            ke, pe = self.energies()
-            self.energy = {"initial": ke + pe, "work_loads": 0.0, "dissipated": 0.0}
         nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
         with self.comm.collective():
@@ -536,7 +536,7 @@ class Simulation:
             "final_residual": row["residual"] if row else 0.0,
             "max_residual": tot["max_residual"], "stopped_by": stopped_by,
             "checkpoint": checkpoint_path, "output": self._output_path() if self.output else "",
-            "guard_warnings": tot["guards"],
+            "guard_warnings": len(tot["reported"]), "guard_events": tot["guards"],
         }
         summary.update({f"seconds_{p}": self.comm.max(v) for p, v in self.phase.items()})
         for key in ("bodies", "ghosts", "local_contacts"):
@@ -619,8 +619,8 @@ def format_summary(s):
     if events:
         lines.append(f"  solver events: {events}")
     if s["guard_warnings"]:
-        lines.append(f"  physics guards: {s['guard_warnings']} warnings (deep overlaps, "
-                     "bodies too fast for the step)")
+        lines.append(f"  physics guards: {s['guard_warnings']} pairs or bodies reported (deep "
+                     f"overlaps, bodies too fast for the step), {s['guard_events']} times in all")
     lines += [
         f"  seconds per phase (max over ranks): {phases}",
     ]
