@@ -66,9 +66,13 @@ _SIGMA, _MIN_STEP = 1e-4, 2.0 ** -12                   # Armijo line search
 SIGMA_C, SIGMA_MIN, SIGMA_MAX, SIGMA_UP, SIGMA_RAISED = 1e-2, 1e-6, 1e4, 10.0, 1e-5
 KAPPA, INNER_MAX = 0.1, 20           # inner loop: merit to KAPPA^2 of the anchor's, or steps
 LU_MAX_UNKNOWNS, LU_FALLBACK_MAX = 300_000, 1_000_000
+MUMPS_FROM = 30_000
+LU_RTOL = 1e-4                       # at most, GMRES on the factors of an earlier J
+LU_REUSE_ITS = 10                    # refactor J when GMRES on old factors needs more
+_MAX_IT, _NANORINF = -3, -9          # PETSc's KSP DIVERGED_MAX_IT, DIVERGED_NANORINF
 LINEAR_SOLVERS = ("auto", "lu", "gmres")
 NEWTON_EVENTS = ("ksp_failed", "ksp_capped", "lu_fallback", "gmres_fallback", "gs_fallback",
-                 "proximal_steps", "sigma_raised")
+                 "lu_factorisations", "proximal_steps", "sigma_raised")
 
 
 def _block_csr(W):
@@ -140,31 +144,45 @@ class _LinearChain:
         self.J, self.kinds, self.krylov, self.events = J, kinds, krylov, events
         self.ksps = [None] * len(kinds)
         self.fixed_rtol = None
+        self.factored = False            # the LU solver holds factors of an earlier J
 
     def solve(self, rhs, x, rtol):
         """(solved, KSP iterations); x holds the direction when solved."""
-        from ..petsc import PETSc
-
         its = 0
         for i, kind in enumerate(self.kinds):
             if i:
                 self.events[f"{kind}_fallback"] += 1
             ksp = self._ksp(i)
-            if kind == "gmres":
-                ksp.setTolerances(rtol=self.fixed_rtol if self.fixed_rtol is not None else rtol)
-            ksp.solve(rhs, x)
-            its += ksp.getIterationNumber()
-            reason = ksp.getConvergedReason()
-            if not math.isfinite(x.norm()):                  # a global norm: every rank agrees
-                reason = PETSc.KSP.ConvergedReason.DIVERGED_NANORINF
+            if kind == "lu":                   # as exact as LU alone: J is near singular
+                reason, k = self._factored(ksp, rhs, x, min(rtol, LU_RTOL))
+            else:
+                reason, k = _run(ksp, rhs, x, self.fixed_rtol or rtol)
+            its += k
             if reason > 0:
                 return True, its
-            if reason == PETSc.KSP.ConvergedReason.DIVERGED_MAX_IT:
+            if reason == _MAX_IT and kind == "gmres":
                 self.events["ksp_capped"] += 1               # GMRES's iterate: still a direction
                 return True, its
             self.events["ksp_failed"] += 1
         return False, its
 
+    def _factored(self, ksp, rhs, x, rtol):
+        """GMRES preconditioned by the LU factors of an earlier J (a chord: J changes little
+        between Newton steps, the factors are the cost), refactored when that takes more
+        than LU_REUSE_ITS iterations or fails: near the solution one factorisation serves
+        many steps."""
+        pc = ksp.getPC()
+        fresh = not self.factored                        # PCSetUp factors the current J
+        reason, its = _run(ksp, rhs, x, rtol)
+        if not fresh and not (reason > 0 and its <= LU_REUSE_ITS):
+            pc.setReusePreconditioner(False)             # factor the current J
+            reason, k = _run(ksp, rhs, x, rtol)
+            its += k
+            fresh = True
+        self.events["lu_factorisations"] += fresh
+        pc.setReusePreconditioner(True)
+        self.factored = reason > 0
+        return reason, its
     def _ksp(self, i):
         if self.ksps[i] is None:
             self.ksps[i] = self._make(self.kinds[i], options=(i == 0))
@@ -176,22 +194,23 @@ class _LinearChain:
         ksp = PETSc.KSP().create(comm=self.J.getComm())
         ksp.setOperators(self.J)
         pc = ksp.getPC()
+        ksp_type, pc_type = self.krylov if kind == "gmres" else ("gmres", "lu")
+        ksp.setType(ksp_type)
+        pc.setType(pc_type)
+        ksp.setPCSide(PETSc.PC.Side.RIGHT)
+        ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
+        if ksp_type == "gmres":
+            ksp.setGMRESRestart(100)
+        ksp.setTolerances(rtol=_ETA_MAX, atol=0.0, max_it=500 if kind == "gmres" else
+                          2 * LU_REUSE_ITS)
         if kind == "lu":
-            ksp.setType("preonly")
-            pc.setType("lu")
-            package = _lu_package(self.J.getComm().getSize())
+            package = _lu_package(self.J.getComm().getSize(), self.J.getSize()[0])
             pc.setFactorSolverType(package)
             if package == "petsc":
                 pc.setFactorOrdering("nd")                # 3-4x faster than MUMPS on a wall
-        else:
-            ksp_type, pc_type = self.krylov
-            ksp.setType(ksp_type)
-            pc.setType(pc_type)
-            ksp.setPCSide(PETSc.PC.Side.RIGHT)
-            ksp.setNormType(PETSc.KSP.NormType.UNPRECONDITIONED)
-            if ksp_type == "gmres":
-                ksp.setGMRESRestart(100)
-            ksp.setTolerances(rtol=_ETA_MAX, atol=0.0, max_it=500)
+            else:
+                pc.setFactorSetUpSolverType()
+                pc.getFactorMatrix().setMumpsIcntl(7, 5)  # METIS: 1.4x faster than AMF
         if options:
             try:
                 ksp.setFromOptions()
@@ -201,8 +220,8 @@ class _LinearChain:
             opts = PETSc.Options()
             if opts.hasName("ksp_rtol"):
                 self.fixed_rtol = opts.getReal("ksp_rtol")
-            if ksp.getType() != "preonly":
-                self.kinds = ("gmres",) + tuple(self.kinds[1:])   # its rtol follows E-W
+            if ksp.getPC().getType() != "lu":
+                self.kinds = ("gmres",) + tuple(self.kinds[1:])   # no factors to reuse
         return ksp
 
     def destroy(self):
@@ -211,10 +230,21 @@ class _LinearChain:
                 ksp.destroy()
 
 
-def _lu_package(ranks):
-    """PETSc's own LU on one rank (block kernels of BAIJ, nested dissection), MUMPS on more
-    (Debian's PETSc has it; MUMPS takes BAIJ at any rank count, SuperLU_dist only AIJ)."""
-    return "petsc" if ranks == 1 else "mumps"
+def _run(ksp, rhs, x, rtol):
+    """One KSP solve to rtol: (PETSc's converged reason, iterations), the reason
+    DIVERGED_NANORINF when x is not finite (a global norm: every rank agrees)."""
+    ksp.setTolerances(rtol=rtol)
+    ksp.solve(rhs, x)
+    reason = ksp.getConvergedReason()
+    return reason if math.isfinite(x.norm()) else _NANORINF, ksp.getIterationNumber()
+
+
+def _lu_package(ranks, unknowns):
+    """PETSc's own LU on one rank up to MUMPS_FROM unknowns (BAIJ block kernels, nested
+    dissection: 3-4 times faster than MUMPS on a brick wall's dense W), MUMPS above (4 times
+    faster on a 23,000-contact pile) and on more ranks (Debian's PETSc has it; it takes BAIJ
+    at any rank count, SuperLU_dist only AIJ)."""
+    return "petsc" if ranks == 1 and unknowns <= MUMPS_FROM else "mumps"
 
 
 class SemismoothNewton:
