@@ -24,7 +24,7 @@ from . import dynamics
 from .assembly import LocalDynamics
 from .contact import detect
 from . import faults, guards
-from .errors import InputError, everywhere
+from .errors import CollectiveError, InputError, everywhere
 from .io.checkpoint import CheckpointPolicy
 from .io.results import ResultsWriter, history_names, parts_dir
 from .model.checks import finite, positive
@@ -557,15 +557,29 @@ class Simulation:
         segments that hold the history up to it, or None for a fresh start."""
         from .io import checkpoint
 
-        if path == "auto":
-            path = checkpoint.newest(self.checkpoints.directory, self.checkpoints.name)
-            if path is None:                     # nothing to continue from: a fresh start
+        candidates = [path]
+        if path == "auto":                       # the newest intact one: a damaged file
+            candidates = checkpoint.existing(self.checkpoints.directory,   # does not end a
+                                             self.checkpoints.name)[::-1]  # job chain
+            if not candidates:                   # nothing to continue from: a fresh start
                 if self.comm.root and not self.quiet:
                     print(f"[parsolve] --restart auto: no checkpoint in "
                           f"{self.checkpoints.directory}/, starting afresh", flush=True)
                 return None
-        bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
-                                                           self.model.fingerprint())
+        for k, path in enumerate(candidates):
+            try:
+                bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
+                                                                   self.model.fingerprint())
+                break
+            except (checkpoint.CorruptCheckpoint, CollectiveError) as exc:
+                # read's errors are collective: the ranks that found the damage raise
+                # CorruptCheckpoint, the others a CollectiveError; a checkpoint of another
+                # model (a FileFormatError everywhere alike) is never skipped
+                if k == len(candidates) - 1:
+                    raise
+                if self.comm.root and not self.quiet:
+                    print(f"[parsolve] warning: --restart auto: skipping a damaged checkpoint:"
+                          f" {exc}", flush=True)
         old_h = float(attrs["step_size"])
         if old_h != self.h:
             # reactions are impulses over a step: the warm start scales with the step, and

@@ -229,6 +229,25 @@ def test_a_byte_flipped_anywhere_in_a_checkpoint_dataset_is_refused(base):
     assert "(all ranks)" in p.stderr
 
 
+def test_restart_auto_skips_a_damaged_newest_checkpoint(base, reference):
+    """A batch chain must not end on one damaged file: auto takes the newest intact one."""
+    d = folder(base, "auto-damaged")
+    p = run(d, 2, "--checkpoint-every", "30", "--", "--duration", str(60 * H))
+    assert p.returncode == 0, p.stderr
+    newest = d / "checkpoints" / "checkpoint-000000060.h5"
+    with _h5py().File(newest, "r") as f:
+        at = f["bodies/v"].id.get_offset() + 100
+    data = bytearray(newest.read_bytes())
+    data[at] ^= 0x10
+    newest.write_bytes(bytes(data))
+    q = run(d, 2, "--restart", "auto", "--", "--duration", str(62 * H))
+    assert q.returncode == 0, q.stderr
+    assert "skipping a damaged checkpoint" in q.stdout and "/bodies/v fails its checksum" in \
+        q.stdout and "restarting from checkpoints/checkpoint-000000030.h5" in q.stdout
+    np.testing.assert_array_equal(state(d / "res.restart-000000030.h5")[1],
+                                  state(reference, 62)[1])
+
+
 GUARDS = """
 import numpy as np
 import parsolve as ps

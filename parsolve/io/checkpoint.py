@@ -29,6 +29,12 @@ from ..model.bodies import FIELDS
 from . import checksum
 
 FORMAT = "parsolve-checkpoint"
+
+
+class CorruptCheckpoint(FileFormatError):
+    """A checkpoint damaged after it was written (unreadable, truncated, failing a checksum),
+    as opposed to one of another model: `--restart auto` falls back to an older one."""
+
 CONTACT_FIELDS = ("k1", "k2", "point", "R")
 HEADER = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
           "contacts", "results_parts", "energy")
@@ -94,7 +100,7 @@ def read(path, comm, fingerprint=None):
         try:
             f = h5py.File(path, "r", driver="mpio", comm=comm.mpi)
         except OSError as exc:
-            raise FileFormatError(f"{path}: not a readable HDF5 file (truncated or corrupt?): "
+            raise CorruptCheckpoint(f"{path}: not a readable HDF5 file (truncated or corrupt?): "
                                   f"{exc}") from None
         with f:
             out = _read_open(f, path, comm, fingerprint)
@@ -107,7 +113,7 @@ def _read_open(f, path, comm, fingerprint):
                               f"{f.attrs.get('format')!r})")
     stored = f.attrs.get("header_checksum")
     if stored is None or int(stored) != checksum.of_attributes(f.attrs, HEADER):
-        raise FileFormatError(f"{path}: the header attributes fail their checksum (corrupt "
+        raise CorruptCheckpoint(f"{path}: the header attributes fail their checksum (corrupt "
                               "or written by an older version)")
     if fingerprint is not None and f.attrs.get("model_fingerprint") != fingerprint:
         raise FileFormatError(f"{path}: a checkpoint of another model (its fingerprint "
@@ -116,19 +122,19 @@ def _read_open(f, path, comm, fingerprint):
     result = []
     for group, fields in (("bodies", tuple(FIELDS)), ("contacts", CONTACT_FIELDS)):
         if group not in f:
-            raise FileFormatError(f"{path}: dataset group /{group} is missing")
+            raise CorruptCheckpoint(f"{path}: dataset group /{group} is missing")
         lengths = set()
         for name in fields:
             if name not in f[group]:
-                raise FileFormatError(f"{path}: dataset /{group}/{name} is missing")
+                raise CorruptCheckpoint(f"{path}: dataset /{group}/{name} is missing")
             lengths.add(f[group][name].shape[0])
         if len(lengths) != 1:
-            raise FileFormatError(f"{path}: datasets of /{group} have different lengths "
+            raise CorruptCheckpoint(f"{path}: datasets of /{group} have different lengths "
                                   f"{sorted(lengths)}")
         n = lengths.pop()
         expected = int(f.attrs.get(group, -1))
         if expected != n:
-            raise FileFormatError(f"{path}: /{group} holds {n} rows, the header says "
+            raise CorruptCheckpoint(f"{path}: /{group} holds {n} rows, the header says "
                                   f"{expected}")
         lo, hi = n * comm.rank // comm.size, n * (comm.rank + 1) // comm.size
         data = {}
@@ -137,16 +143,16 @@ def _read_open(f, path, comm, fingerprint):
                 try:
                     arr = f[group][name][lo:hi]
                 except (OSError, ValueError) as exc:
-                    raise FileFormatError(f"{path}: /{group}/{name} cannot be read ({exc})") \
+                    raise CorruptCheckpoint(f"{path}: /{group}/{name} cannot be read ({exc})") \
                         from None
             digest = checksum.combine(comm.allgather(checksum.partial(arr, lo)))
             if "checksum" not in f[group][name].attrs or \
                     digest != int(f[group][name].attrs["checksum"]):
-                raise FileFormatError(f"{path}: dataset /{group}/{name} fails its checksum "
+                raise CorruptCheckpoint(f"{path}: dataset /{group}/{name} fails its checksum "
                                       "(the file is corrupt)")
             with comm.collective():
                 if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                    raise FileFormatError(f"{path}: /{group}/{name} holds NaN or infinite "
+                    raise CorruptCheckpoint(f"{path}: /{group}/{name} holds NaN or infinite "
                                           "values")
             data[name] = arr
         result.append(data)
