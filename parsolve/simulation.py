@@ -35,6 +35,7 @@ from .solvers import GaussSeidel
 from .solvers.reference import project_rows, residual_from_parts
 
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
+GUARD_LINES = 10     # physics-guard warnings printed in a run (all are counted)
 
 
 _CAUGHT = {"signal": 0}
@@ -489,12 +490,14 @@ class Simulation:
         if self.guards == "error":
             raise everywhere(InputError(f"step {self.step_count}: unphysical state: "
                                         + "; ".join(text for _, text in new[:5])))
-        if self.comm.root and not self.quiet:
-            for _, text in new[:5]:
+        if self.comm.root and not self.quiet:           # at most GUARD_LINES lines a run
+            shown = tot["reported_lines"] = tot.get("reported_lines", 0)
+            for _, text in new[:max(0, GUARD_LINES - shown)]:
                 print(f"[parsolve] warning: step {self.step_count}: {text}", flush=True)
-            if len(new) > 5:
-                print(f"[parsolve] warning: step {self.step_count}: {len(new) - 5} more "
-                      "(counted in the run summary)", flush=True)
+            tot["reported_lines"] += len(new)
+            if shown < GUARD_LINES <= tot["reported_lines"]:
+                print("[parsolve] warning: further physics-guard warnings are only counted "
+                      "in the run summary", flush=True)
 
     def _tally(self, tot, row):
         tot["iterations"] += row["iterations"]
