@@ -38,7 +38,8 @@ def main():
         siconos_peer = None
         print("Siconos not found (apt-get install python3-siconos): parsolve only")
     rows = []
-    for name, path in fclib_problems.problems(args.problems).items():
+    for name, path in fclib_problems.problems(args.problems or
+                                              fclib_problems.KERNEL_BENCH).items():
         problem = fclib.read(path)
         cap = args.max_iter or fclib_problems.CAPS[name]
         runs = []

@@ -23,6 +23,33 @@ from parsolve.solvers import kernels  # noqa: E402
 from parsolve.solvers.reference import CODE_NAMES, NCODES, residual_from_parts  # noqa: E402
 
 
+def traffic_per_relaxation(ld, bodies):
+    """Bytes a relaxation moves between memory and core, by the arrays the sweep reads once
+    per sweep (per contact: order, W_aa, B, mu, inc_ptr, its incidences' body index, H and K;
+    R read and written) and the body rows du (48 bytes, read and written): "streamed" counts
+    du as cached between the contacts of a body (the sweep goes cell by cell), "uncached" as
+    two 64-byte lines per incidence, read and written back."""
+    inc = len(ld.inc_body) / max(1, ld.n)                    # incidences per contact
+    streamed = 8 + 72 + 24 + 8 + 8 + 2 * 24 + inc * (8 + 144 + 144)
+    return {"streamed": streamed, "uncached": streamed + inc * 2 * 2 * 64}
+
+
+def memory_bandwidth(mb=256, repeat=5):
+    """Bytes per second one core reads (sum of a 256 MB array, best of 5) and copies (read
+    and written, as STREAM counts them)."""
+    a, b = np.ones(mb * 2 ** 17), np.empty(mb * 2 ** 17)
+    best = {"read": 0.0, "copy": 0.0}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        a.sum()
+        t1 = time.perf_counter()
+        np.copyto(b, a)
+        t2 = time.perf_counter()
+        best["read"] = max(best["read"], a.nbytes / (t1 - t0))
+        best["copy"] = max(best["copy"], 2 * a.nbytes / (t2 - t1))
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spheres", type=int, default=20000)
@@ -36,8 +63,8 @@ def main():
     ld_box = {}
     sim.local_dynamics_hook = lambda s, ld: ld_box.update(ld=ld, contacts=s.contacts)
     t0 = time.perf_counter()
-    for _ in range(args.settle):
-        row = sim.step()
+    sim.run(args.settle * 1e-5)
+    row = sim.history[-1]
     settle = time.perf_counter() - t0
     ld = ld_box["ld"]
     R = sim.contacts.R.copy()                   # the last step's converged reactions
@@ -64,6 +91,8 @@ def main():
                                    order, args.omega, counts)
     dt_rows = (time.perf_counter() - t1) / rows_sweeps
     relax = ld.n * args.sweeps
+    traffic = traffic_per_relaxation(ld, len(sim.bodies))
+    bandwidth = memory_bandwidth()
     rec = common.metadata(
         problem="hcp-bed", bodies=len(sim.bodies), contacts=int(ld.n),
         delassus_blocks=int(len(ld.indices)), sweeps=args.sweeps, omega=args.omega,
@@ -79,7 +108,12 @@ def main():
         settle_steps=args.settle, settle_seconds=settle,
         settle_seconds_per_step=settle / args.settle,
         settle_last_iterations=row["iterations"], settle_last_residual=row["residual"],
-        phase_seconds=dict(sim.phase), target_relaxations_per_core_second=5e6)
+        phase_seconds=dict(sim.phase), target_relaxations_per_core_second=5e6,
+        traffic_bytes_per_relaxation=traffic, memory_bandwidth_bytes_per_second=bandwidth,
+        traffic_limit_relaxations_per_core_second={k: bandwidth["read"] / v
+                                                   for k, v in traffic.items()},
+        fraction_of_traffic_limit={k: relax / dt / (bandwidth["read"] / v)
+                                   for k, v in traffic.items()})
     common.write("gs_sweep", rec)
 
 

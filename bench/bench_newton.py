@@ -64,7 +64,7 @@ def best_of(run, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--problems", nargs="*", default=[n for n in fclib_problems.SCENES
+    ap.add_argument("--problems", nargs="*", default=[n for n in fclib_problems.KERNEL_BENCH
                                                       if "10k" not in n])
     ap.add_argument("--max-iter", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)

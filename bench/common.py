@@ -19,11 +19,13 @@ def metadata(ranks=1, **extra):
             "git_commit": commit, **extra}
 
 
-def write(name, record):
+def write(name, record, echo=True):
+    """Append `record` to bench/results/<name>.json (and print it unless echo is False)."""
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, f"{name}.json")
     with open(path, "a") as f:
         f.write(json.dumps(record) + "\n")
-    print(json.dumps(record, indent=1))
+    if echo:
+        print(json.dumps(record, indent=1))
     return path

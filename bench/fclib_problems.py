@@ -1,5 +1,7 @@
 """The FCLIB problems of the solver benches, exported from parsolve scenes and cached in
-bench/problems/ (git-ignored), each with mu = 0.3 and mu = 0.8:
+bench/problems/ (git-ignored).
+
+The kernel benches (bench_fclib.py, bench_newton.py; KERNEL_BENCH), each with mu = 0.3, 0.8:
 
   column50   a column of 50 spheres on a floor (step 3): W block tridiagonal, the load
              must travel 50 contacts (Gauss-Seidel's slowest case);
@@ -8,6 +10,14 @@ bench/problems/ (git-ignored), each with mu = 0.3 and mu = 0.8:
   bed200     pe's dense hexagonal close packing of 200 spheres, every neighbour touching,
   bed10k     gravity tilted 30 degrees (step 3): a crystal, so W is very rank deficient
              (6 contacts per sphere); the hardest case for every solver.
+
+The solver suite (bench_suite.py; SUITE, 33 problems) adds, with mu from 0.3 to 0.8: pile1k
+(1,000 poured beads), stack3x8 (three columns of eight boxes face to face: four or more corner
+contacts per face, W rank deficient), column20box (20 boxes), wall (a brick wall of 12 rows
+in running bond, 1,800 contacts), kapla (a log-cabin tower of 32 thin planks), boxpile (120
+boxes of random orientation poured into a container), mixed (300 spheres and boxes poured),
+and unsymmetric W: spinbox-*-gyro (spinning boxes) and mixed-*-gyro, whose W takes the
+gyroscopic term implicitly (gyroscopic_delassus).
 
     problems(names=None) -> {name: path}      (exports what is missing: pile10k takes minutes)
     python bench/fclib_problems.py [NAME ...] (lists them with their sizes)
@@ -42,16 +52,88 @@ def bed(n, mu):
     return scenes.hcp_bed(n, mu=mu), 1e-5
 
 
+def gs(tol, max_iter):
+    return ps.GaussSeidel(tol=tol, max_iter=max_iter)
+
+
 # kind: (scene, size, step exported, solver of the steps before it, sweep cap of the bench)
-KINDS = {"column50": (column, 50, 3, ps.GaussSeidel(tol=1e-8, max_iter=2000), 100_000),
-         "pile200": (scenes.poured_pile, 200, 600, ps.GaussSeidel(tol=1e-6, max_iter=500),
-                     100_000),
-         "pile10k": (scenes.poured_pile, 10_000, 500, ps.GaussSeidel(tol=1e-4, max_iter=200),
-                     20_000),
-         "bed200": (bed, 200, 3, ps.GaussSeidel(tol=1e-8, max_iter=2000), 20_000),
-         "bed10k": (bed, 10_000, 3, ps.GaussSeidel(tol=1e-8, max_iter=2000), 5_000)}
-SCENES = {f"{kind}-mu{mu}": (kind, mu) for kind in KINDS for mu in (0.3, 0.8)}
-CAPS = {name: KINDS[kind][4] for name, (kind, _) in SCENES.items()}
+KINDS = {"column50": (column, 50, 3, gs(1e-8, 2000), 100_000),
+         "pile200": (scenes.poured_pile, 200, 600, gs(1e-6, 500), 100_000),
+         "pile1k": (scenes.poured_pile, 1000, 500, gs(1e-4, 200), 50_000),
+         "pile10k": (scenes.poured_pile, 10_000, 500, gs(1e-4, 200), 20_000),
+         "bed200": (bed, 200, 3, gs(1e-8, 2000), 20_000),
+         "bed10k": (bed, 10_000, 3, gs(1e-8, 2000), 5_000),
+         "stack3x8": (lambda n, mu: scenes.box_stacks(3, 8, mu), 24, 3, gs(1e-8, 2000),
+                      50_000),
+         "column20box": (lambda n, mu: scenes.box_stacks(1, 20, mu), 20, 3, gs(1e-8, 2000),
+                         50_000),
+         "wall": (lambda n, mu: scenes.brick_wall(12, 12, mu), 138, 3, gs(1e-8, 2000), 50_000),
+         "kapla": (lambda n, mu: scenes.kapla_tower(16, mu), 32, 3, gs(1e-8, 2000), 50_000),
+         "boxpile": (scenes.box_pile, 120, 500, gs(1e-4, 200), 50_000),
+         "mixed": (scenes.mixed_pile, 300, 400, gs(1e-4, 200), 50_000),
+         "spinbox": (lambda n, mu: scenes.box_pile(n, mu, spin=60.0), 120, 200, gs(1e-4, 200),
+                     50_000)}
+# name: (kind, mu, gyroscopic): the benches' problems; gyroscopic ones take W with the
+# gyroscopic term implicit (unsymmetric W, see gyroscopic_delassus)
+SCENES = {f"{kind}-mu{mu}": (kind, mu, False)
+          for kind in ("column50", "pile200", "pile10k", "bed200", "bed10k") for mu in (0.3, 0.8)}
+SUITE_KINDS = {"column50": (0.3, 0.8), "pile200": (0.3, 0.5, 0.8), "pile1k": (0.3, 0.5, 0.8),
+               "pile10k": (0.3,), "bed200": (0.3, 0.5, 0.8), "stack3x8": (0.3, 0.5, 0.8),
+               "column20box": (0.3, 0.5, 0.8), "wall": (0.3, 0.5, 0.8), "kapla": (0.3, 0.6, 0.8),
+               "boxpile": (0.3, 0.5, 0.8), "mixed": (0.3, 0.6)}
+SCENES.update({f"{kind}-mu{mu}": (kind, mu, False)
+               for kind, mus in SUITE_KINDS.items() for mu in mus})
+SCENES.update({f"spinbox-mu{mu}-gyro": ("spinbox", mu, True) for mu in (0.3, 0.6)})
+SCENES.update({f"mixed-mu{mu}-gyro": ("mixed", mu, True) for mu in (0.3, 0.6)})
+KERNEL_BENCH = [f"{kind}-mu{mu}" for kind in ("column50", "pile200", "pile10k", "bed200",
+                                               "bed10k") for mu in (0.3, 0.8)]
+# the suite of bench_suite.py: every kind but the 10k crystal bed and the second 10k pile
+# (minutes per solver)
+SUITE = [name for name, (kind, mu, _) in SCENES.items()
+         if kind != "bed10k" and name != "pile10k-mu0.8"]
+CAPS = {name: KINDS[kind][4] for name, (kind, _, _) in SCENES.items()}
+
+
+def gyroscopic_delassus(ld, bodies, h):
+    """W = H M~^-1 H^T with the gyroscopic term of the Euler equations linearised and taken
+    implicitly: M~ = diag(m I, J + h (S(w) J - S(J w))), S(a) the cross-product matrix. J is
+    symmetric, the gyroscopic part is not: W is unsymmetric (of relative size h |w|)."""
+    from parsolve.assembly.operators import delassus, inverse_mass_HT
+
+    J, w = bodies.inertia_world(), bodies.w
+    Jw = np.einsum("nij,nj->ni", J, w)
+    Mt = J + h * (np.einsum("nij,njk->nik", skew(w), J) - skew(Jw))
+    K = inverse_mass_HT(ld.body, ld.H, 1.0 / bodies.mass, np.linalg.inv(Mt))
+    return delassus(ld.con, ld.body, ld.H, K, ld._gid, ld.n)
+
+
+def skew(a):
+    """The cross-product matrices S(a) (n, 3, 3): S(a) b = a x b."""
+    S = np.zeros((len(a), 3, 3))
+    S[:, 0, 1], S[:, 0, 2], S[:, 1, 2] = -a[:, 2], a[:, 1], -a[:, 0]
+    return S - np.swapaxes(S, 1, 2)
+
+
+def export(name, path):
+    """Run the scene of `name` and write the FCLIB problem of its exported step to path."""
+    kind, mu, gyro = SCENES[name]
+    make, size, step, solver, _ = KINDS[kind]
+    model, h = make(size, mu)
+    print(f"exporting {name}: step {step} of {size} bodies", flush=True)
+    sim = Simulation(model, h, solver=solver, progress=0, quiet=True, verify_every=0)
+    if gyro:
+        def hook(s, ld):
+            if s.step_count + 1 == step:
+                assert len(s.owned) == ld.nbodies          # serial: the bodies of ld
+                indptr, indices, blocks, diag = gyroscopic_delassus(ld, s.owned, h)
+                fclib.write(path, fclib.LocalProblem(indptr, indices, blocks, diag, ld.B.copy(),
+                                                     ld.mu.copy()),
+                            title=f"step {step} of {name}", description="unsymmetric W "
+                            "(implicit gyroscopic term)")
+        sim.local_dynamics_hook = hook
+    else:
+        fclib.export_step(sim, path, step)
+    sim.run(step * h)
 
 
 def problems(names=None):
@@ -63,14 +145,7 @@ def problems(names=None):
             raise SystemExit(f"unknown problem {name!r}: {', '.join(SCENES)}")
         path = os.path.join(CACHE, f"{name}.h5")
         if not os.path.exists(path):
-            kind, mu = SCENES[name]
-            make, size, step, solver, _ = KINDS[kind]
-            model, h = make(size, mu)
-            print(f"exporting {name}: step {step} of {size} bodies", flush=True)
-            sim = Simulation(model, h, solver=solver, progress=0, quiet=True, verify_every=0)
-            fclib.export_step(sim, path + ".tmp", step)
-            for _ in range(step):
-                sim.step()
+            export(name, path + ".tmp")
             os.replace(path + ".tmp", path)
         out[name] = path
     return out

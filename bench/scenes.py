@@ -47,3 +47,92 @@ def poured_pile(n, mu, r=0.005, seed=7):
     model.spheres(centres, radii=r * rng.uniform(0.9, 1.0, n), density=2500.0,
                   material="glass", velocities=rng.normal(0.0, 0.05, (n, 3)))
     return model, 5e-4
+
+
+def _boxes_on_floor(mu):
+    model = ps.Model(gravity=(0.0, 0.0, -9.81))
+    model.surface("wood", "wood", friction=mu, restitution=0.0)
+    model.surface("wood", "floor", friction=mu, restitution=0.0)
+    model.half_space((0, 0, 0), (0, 0, 1), "floor")
+    return model
+
+
+def box_stacks(columns, height, mu, half=(0.1, 0.08, 0.05)):
+    """`columns` side-by-side columns of `height` boxes resting on a floor (face to face: four
+    corner contacts per face, so W is rank deficient); h = 1 ms."""
+    model = _boxes_on_floor(mu)
+    for c in range(columns):
+        for k in range(height):
+            model.box((2.5 * half[0] * c, 0.0, half[2] * (2 * k + 1)), half, "wood",
+                      density=700.0)
+    return model, 1e-3
+
+
+def brick_wall(rows, per_row, mu, half=(0.1, 0.05, 0.05)):
+    """A wall of bricks in running bond (every other row shifted by half a brick), touching
+    along their ends and on their beds: the masonry case; h = 1 ms."""
+    model = _boxes_on_floor(mu)
+    for j in range(rows):
+        shift = half[0] if j % 2 else 0.0
+        for i in range(per_row - (j % 2)):
+            model.box((shift + 2 * half[0] * i, 0.0, half[2] * (2 * j + 1)), half, "wood",
+                      density=1800.0)
+    return model, 1e-3
+
+
+def kapla_tower(levels, mu, plank=(0.06, 0.012, 0.004)):
+    """A Kapla-like tower: two thin planks per level, crossing the level below at right
+    angles near their ends (a log-cabin tower); h = 1 ms."""
+    a, b, c = plank
+    model = _boxes_on_floor(mu)
+    off = a - b
+    for k in range(levels):
+        z = c * (2 * k + 1)
+        for s in (-1.0, 1.0):
+            if k % 2:
+                model.box((s * off, 0.0, z), (b, a, c), "wood", density=500.0)
+            else:
+                model.box((0.0, s * off, z), (a, b, c), "wood", density=500.0)
+    return model, 1e-3
+
+
+def box_pile(n, mu, half=(0.02, 0.015, 0.01), seed=3, spin=0.0):
+    """n boxes of random orientation rained into a container to settle into a random pile
+    (h = 1 ms); spin > 0 gives them random angular velocities of that scale (rad/s)."""
+    rng = np.random.default_rng(seed)
+    side = max(3, int(round((n / 4) ** 0.5)))
+    spacing = 2.6 * max(half)
+    model = ps.Model(gravity=(0.0, 0.0, -9.81))
+    model.surface("wood", "wood", friction=mu, restitution=0.0)
+    model.surface("wood", "steel", friction=mu, restitution=0.0)
+    width = side * spacing
+    model.box_walls((0.0, 0.0, 0.0), (width, width, spacing * (n // side ** 2 + 4)), "steel")
+    for k in range(n):
+        q = rng.normal(size=4)
+        c = (spacing * (0.5 + k % side), spacing * (0.5 + (k // side) % side),
+             spacing * (0.7 + k // side ** 2))
+        model.box(c, half, "wood", density=700.0, orientation=q / np.linalg.norm(q),
+                  velocity=rng.normal(0.0, 0.05, 3), angular_velocity=rng.normal(0.0, spin, 3))
+    return model, 1e-3
+
+
+def mixed_pile(n, mu, r=0.01, seed=5):
+    """Spheres and boxes (one in four) rained into a container together (h = 1 ms)."""
+    rng = np.random.default_rng(seed)
+    side = max(4, int(round((n / 5) ** 0.5)))
+    spacing = 2.7 * r
+    model = ps.Model(gravity=(0.0, 0.0, -9.81))
+    model.surface("g", "g", friction=mu, restitution=0.0)
+    model.surface("g", "steel", friction=mu, restitution=0.0)
+    width = side * spacing
+    model.box_walls((0.0, 0.0, 0.0), (width, width, spacing * (n // side ** 2 + 4)), "steel")
+    for k in range(n):
+        c = np.array([spacing * (0.5 + k % side), spacing * (0.5 + (k // side) % side),
+                      spacing * (0.7 + k // side ** 2)]) + rng.uniform(-0.1, 0.1, 3) * r
+        if k % 4 == 0:
+            q = rng.normal(size=4)
+            model.box(c, (r, 0.8 * r, 0.6 * r), "g", density=2500.0,
+                      orientation=q / np.linalg.norm(q))
+        else:
+            model.sphere(c, r * rng.uniform(0.85, 1.0), "g", density=2500.0)
+    return model, 1e-3

@@ -69,6 +69,7 @@ LU_MAX_UNKNOWNS, LU_FALLBACK_MAX = 300_000, 1_000_000
 MUMPS_FROM = 30_000
 LU_RTOL = 1e-4                       # at most, GMRES on the factors of an earlier J
 LU_REUSE_ITS = 10                    # refactor J when GMRES on old factors needs more
+SWEEPS_PER_STEP = 10                 # Hybrid: Gauss-Seidel sweeps per Newton step it forgoes
 _MAX_IT, _NANORINF = -3, -9          # PETSc's KSP DIVERGED_MAX_IT, DIVERGED_NANORINF
 LINEAR_SOLVERS = ("auto", "lu", "gmres")
 NEWTON_EVENTS = ("ksp_failed", "ksp_capped", "lu_fallback", "gmres_fallback", "gs_fallback",
@@ -500,12 +501,16 @@ class Hybrid:
     Newton does not converge; the residuals measured decide each switch.
 
     Gauss-Seidel stalls when, over `window` sweeps, its residual falls by less than the factor
-    `stall` (0.5: under half its value). A Newton stage (at most `newton_iter` steps) that
-    ends above the residual it started from is undone (R restored; "newton_undone"). Unless
-    the stage divided the residual by 1 / stall, the next stall needs twice as many stalled
-    windows in a row before Newton is tried again (back-off: no Newton stage at every window
-    where it keeps failing); a stage that helps resets the back-off. tol: the residual to reach; max_iter: the Gauss-Seidel sweep budget; local:
-    Gauss-Seidel's local solver (passed through when given); other options go to
+    `stall` (0.5: under half its value). A Newton stage that does not converge is undone (R
+    restored; "newton_undone"): Gauss-Seidel goes on from its own iterate, which a Newton
+    stage's end point does not always serve (on poured piles, Gauss-Seidel from there stalls
+    where from its own iterate it converges), so the hybrid is never further from the
+    solution than Gauss-Seidel. After each such stage, the stalled windows in a row needed
+    before the next and the next stage's steps (`newton_iter` at first) double: Newton is
+    tried ever less often where it does not help, and for longer: before the next stage,
+    Gauss-Seidel takes SWEEPS_PER_STEP sweeps per step of that stage (about what a step
+    costs), so neither method gets much more time than the other. tol: the residual to
+    reach; max_iter: the Gauss-Seidel sweep budget; local: Gauss-Seidel's local solver (passed through when given); other options go to
     SemismoothNewton. The report's .stages lists ("gs", sweeps) and ("newton", steps, ksp
     iterations) in order, iterations counts both, and events sums the Newton stages' events
     with "newton_stages" and "newton_undone". The last stage is Gauss-Seidel unless Newton
@@ -531,7 +536,7 @@ class Hybrid:
         newton_options.setdefault("warm_sweeps", 0)      # Gauss-Seidel has just run
         self.newton = SemismoothNewton(tol=tol, max_iter=newton_iter, **newton_options)
         self.tol, self.max_iter = float(tol), int(max_iter)
-        self.window, self.stall = int(window), float(stall)
+        self.window, self.stall, self.newton_iter = int(window), float(stall), int(newton_iter)
 
     def solve(self, indptr, indices, blocks, diag, B, mu, R):
         """As GaussSeidel.solve (serial block CSR rows, R warm start, in place)."""
@@ -554,22 +559,24 @@ class Hybrid:
         t0 = time.perf_counter()
         stages, local = [], {}
         events = dict.fromkeys(self.event_names, 0)
-        sweeps, patience, stalled = 0, 1, 0
+        sweeps, patience, quota = 0, 1, 0
         r = gs()
         while True:
-            its = r.iterations
+            its, stalled = r.iterations, False
             _add(local, r.local)
-            while not r.converged and stalled < patience and sweeps + its < self.max_iter:
+            while not r.converged and not (stalled and its >= quota) \
+                    and sweeps + its < self.max_iter:
                 last = r.residual
                 r = gs()
                 its += r.iterations
                 _add(local, r.local)
-                stalled = stalled + 1 if r.residual > self.stall * last else 0
+                stalled = r.residual > self.stall * last
             sweeps += its
             stages.append(("gs", its))
             if r.converged or sweeps >= self.max_iter:
                 break
-            saved, before = R.copy(), r                     # stalled: a Newton stage
+            saved = R.copy()                                # stalled: a Newton stage
+            self.newton.max_iter = self.newton_iter * patience
             r = newton()
             stages.append(("newton", r.iterations, r.ksp_iterations))
             _add(local, r.local)
@@ -577,11 +584,10 @@ class Hybrid:
             events["newton_stages"] += 1
             if r.converged:
                 break
-            if r.residual > before.residual:             # undo a Newton stage that failed
-                events["newton_undone"] += 1
-                R[:] = saved
-            patience = 1 if r.residual <= self.stall * before.residual else 2 * patience
-            stalled = 0
+            events["newton_undone"] += 1                 # Gauss-Seidel goes on from its R
+            R[:] = saved
+            patience *= 2
+            quota = SWEEPS_PER_STEP * self.newton_iter * patience
             r = gs()                                     # du consistent with R again
         report = SolveReport(self.name, iterations=sum(s[1] for s in stages),
                              residual=r.residual, converged=r.converged,
