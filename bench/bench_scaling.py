@@ -7,7 +7,9 @@ second step, if max/avg exceeds `--balance-tolerance`), then `--steps` measured 
 sweeps each; rank 0 appends one record to bench/results/scaling.json with the time per step,
 the phase split (max over ranks), per-rank min/avg/max of bodies, ghosts, contacts and work
 seconds per step (compute, waits excluded: the balance), the
-bytes sent per sweep, particle updates per second and contact relaxations per second.
+bytes sent per sweep, particle updates per second and contact relaxations per second, and
+per-rank min/avg/max of the memory the Domain reports (Domain.memory: bytes of bodies and
+ghosts, contacts, exchange lists, the cut tree, and the peak resident size).
 """
 import argparse
 import os
@@ -33,7 +35,7 @@ def main():
     ap.add_argument("--sweeps", type=int, default=100)
     ap.add_argument("--kind", default="strong", help="label of the record (strong or weak)")
     ap.add_argument("--balance", default="time", choices=("time", "contacts", "bodies"),
-                    help="the load the slabs are balanced by (Simulation's balance)")
+                    help="the load the cuts are balanced by (Simulation's balance)")
     ap.add_argument("--balance-tolerance", type=float, default=1.1,
                     help="repartition when max/avg load exceeds it")
     args = ap.parse_args()
@@ -55,8 +57,10 @@ def main():
     wall = time.perf_counter() - t0
     phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
               for k, v in sim.phase.items()}
+    memory = dom.memory()
     local = np.array([sim.owned.n_owned, sim._ghosts, len(sim.contacts),
-                      (dom.work_seconds - work0) / args.steps], float)
+                      (dom.work_seconds - work0) / args.steps]
+                     + [memory[k] for k in MEMORY], float)
     lo, hi, tot = (np.empty(len(local)) for _ in range(3))
     world.Allreduce(local, lo, op=MPI.MIN)
     world.Allreduce(local, hi, op=MPI.MAX)
@@ -75,10 +79,15 @@ def main():
             phase_seconds_per_step=phases,
             per_rank={k: {"min": lo[i], "avg": tot[i] / P, "max": hi[i]}
                       for i, k in enumerate(("bodies", "ghosts", "contacts",
-                                             "work_seconds_per_step"))},
+                                             "work_seconds_per_step") + MEMORY)},
             bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions,
+            partition="rcb", cuts=dom.part.cuts().tolist(),
             balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle)
         common.write("scaling", rec)
+
+
+MEMORY = ("body_bytes", "ghost_bytes", "contact_bytes", "exchange_bytes", "partition_bytes",
+          "peak_rss_bytes")
 
 
 def _bytes(dom):
