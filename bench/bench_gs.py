@@ -110,9 +110,9 @@ def main():
         settle_last_iterations=row["iterations"], settle_last_residual=row["residual"],
         phase_seconds=dict(sim.phase), target_relaxations_per_core_second=5e6,
         traffic_bytes_per_relaxation=traffic, memory_bandwidth_bytes_per_second=bandwidth,
-        traffic_limit_relaxations_per_core_second={k: bandwidth["read"] / v
+        traffic_limit_relaxations_per_core_second={k: max(bandwidth.values()) / v
                                                    for k, v in traffic.items()},
-        fraction_of_traffic_limit={k: relax / dt / (bandwidth["read"] / v)
+        fraction_of_traffic_limit={k: relax / dt / (max(bandwidth.values()) / v)
                                    for k, v in traffic.items()})
     common.write("gs_sweep", rec)
 

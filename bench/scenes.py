@@ -96,21 +96,26 @@ def kapla_tower(levels, mu, plank=(0.06, 0.012, 0.004)):
     return model, 1e-3
 
 
+def _rained(n, mu, spacing, side, grain):
+    """A model with a container (walls of "steel") for n bodies of material `grain` set on a
+    lattice of side x side sites per layer, `spacing` apart: the model and the sites (n, 3)."""
+    model = ps.Model(gravity=(0.0, 0.0, -9.81))
+    model.surface(grain, grain, friction=mu, restitution=0.0)
+    model.surface(grain, "steel", friction=mu, restitution=0.0)
+    width = side * spacing
+    model.box_walls((0.0, 0.0, 0.0), (width, width, spacing * (n // side ** 2 + 4)), "steel")
+    k = np.arange(n)
+    return model, spacing * np.stack([0.5 + k % side, 0.5 + (k // side) % side,
+                                      0.7 + k // side ** 2], axis=1)
+
+
 def box_pile(n, mu, half=(0.02, 0.015, 0.01), seed=3, spin=0.0):
     """n boxes of random orientation rained into a container to settle into a random pile
     (h = 1 ms); spin > 0 gives them random angular velocities of that scale (rad/s)."""
     rng = np.random.default_rng(seed)
-    side = max(3, int(round((n / 4) ** 0.5)))
-    spacing = 2.6 * max(half)
-    model = ps.Model(gravity=(0.0, 0.0, -9.81))
-    model.surface("wood", "wood", friction=mu, restitution=0.0)
-    model.surface("wood", "steel", friction=mu, restitution=0.0)
-    width = side * spacing
-    model.box_walls((0.0, 0.0, 0.0), (width, width, spacing * (n // side ** 2 + 4)), "steel")
-    for k in range(n):
+    model, sites = _rained(n, mu, 2.6 * max(half), max(3, int(round((n / 4) ** 0.5))), "wood")
+    for c in sites:
         q = rng.normal(size=4)
-        c = (spacing * (0.5 + k % side), spacing * (0.5 + (k // side) % side),
-             spacing * (0.7 + k // side ** 2))
         model.box(c, half, "wood", density=700.0, orientation=q / np.linalg.norm(q),
                   velocity=rng.normal(0.0, 0.05, 3), angular_velocity=rng.normal(0.0, spin, 3))
     return model, 1e-3
@@ -119,16 +124,9 @@ def box_pile(n, mu, half=(0.02, 0.015, 0.01), seed=3, spin=0.0):
 def mixed_pile(n, mu, r=0.01, seed=5):
     """Spheres and boxes (one in four) rained into a container together (h = 1 ms)."""
     rng = np.random.default_rng(seed)
-    side = max(4, int(round((n / 5) ** 0.5)))
-    spacing = 2.7 * r
-    model = ps.Model(gravity=(0.0, 0.0, -9.81))
-    model.surface("g", "g", friction=mu, restitution=0.0)
-    model.surface("g", "steel", friction=mu, restitution=0.0)
-    width = side * spacing
-    model.box_walls((0.0, 0.0, 0.0), (width, width, spacing * (n // side ** 2 + 4)), "steel")
+    model, sites = _rained(n, mu, 2.7 * r, max(4, int(round((n / 5) ** 0.5))), "g")
     for k in range(n):
-        c = np.array([spacing * (0.5 + k % side), spacing * (0.5 + (k // side) % side),
-                      spacing * (0.7 + k // side ** 2)]) + rng.uniform(-0.1, 0.1, 3) * r
+        c = sites[k] + rng.uniform(-0.1, 0.1, 3) * r
         if k % 4 == 0:
             q = rng.normal(size=4)
             model.box(c, (r, 0.8 * r, 0.6 * r), "g", density=2500.0,
