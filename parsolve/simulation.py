@@ -8,7 +8,7 @@
   6. output               io.ResultsWriter                   history row, frames
 Every rank runs the same code on the bodies it holds; the parallel layer (parallel.Domain)
 migrates bodies to their owners and makes ghosts before the step, keeps the contacts whose
-point lies in this rank's slab, and hands the solver its exchange and sum functions. The
+point lies in this rank's subdomain, and hands the solver its exchange and sum functions. The
 Gauss-Seidel order is the cell-parity colouring (parallel.colouring), the same for any number
 of ranks, so the trajectory does not depend on it.
 """
@@ -36,6 +36,7 @@ from .solvers.reference import project_rows, residual_from_parts
 
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
 GUARD_LINES = 10     # physics-guard warnings printed in a run (all are counted)
+MEMORY = ("body_bytes", "ghost_bytes", "contact_bytes", "exchange_bytes", "peak_rss_bytes")
 
 
 _CAUGHT = {"signal": 0}
@@ -553,6 +554,16 @@ class Simulation:
                        per_rank_work_seconds_max=self.comm.max(work))
         summary.update({f"local_{n}": c for n, c in self.comm.sum_counts(tot["local"]).items()})
         summary.update({f"event_{n}": c for n, c in sorted(tot["events"].items())})
+        memory = self.domain.memory()                  # bytes this rank holds (last step)
+        for key in MEMORY:
+            summary[f"per_rank_{key}_min"] = self.comm.min(memory[key])
+            summary[f"per_rank_{key}_avg"] = self.comm.sum(memory[key]) / self.comm.size
+            summary[f"per_rank_{key}_max"] = self.comm.max(memory[key])
+        summary["bytes_per_body"] = self.comm.max(
+            (memory["body_bytes"] + memory["ghost_bytes"])
+            / max(1, memory["bodies"] + memory["ghosts"]))
+        summary["bytes_per_contact"] = self.comm.max(
+            memory["contact_bytes"] / max(1, memory["contacts"]))
         return self.comm.bcast(summary)
 
     def _restart(self, path):
@@ -649,6 +660,11 @@ def format_summary(s):
             + f", work seconds {s['per_rank_work_seconds_min']:.2f}/"
             f"{s['per_rank_work_seconds_avg']:.2f}/{s['per_rank_work_seconds_max']:.2f}"
             + f"; ranks {s['ranks']}, repartitions {s['repartitions']}")
+    if "per_rank_body_bytes_max" in s:
+        lines.append("  memory per rank (min/avg/max MiB): " + ", ".join(
+            f"{k[:-6]} {s[f'per_rank_{k}_min'] / 2**20:.1f}/{s[f'per_rank_{k}_avg'] / 2**20:.1f}/"
+            f"{s[f'per_rank_{k}_max'] / 2**20:.1f}" for k in MEMORY)
+            + f"; {s['bytes_per_body']:.0f} B per body, {s['bytes_per_contact']:.0f} B per contact")
     if s["output"]:
         lines.append(f"  results: {s['output']}")
     if s["checkpoint"]:

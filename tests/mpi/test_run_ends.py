@@ -1,6 +1,6 @@
 """Runs of every length end, on any number of ranks (make test-mpi runs this at 2, 3 and 4).
 
-The scene is a column along z whose bottom layer rests on the floor: only the lowest slab has
+The scene is a column along z whose bottom layer rests on the floor: only the lowest subdomain has
 contacts, so the ranks' own tallies (local solves by kind) differ, as in a real pile. Before
 the summary was reduced, runs of some lengths hung forever at the end (the ranks wrote
 different attributes collectively). Each run here must finish under a watchdog that turns a
