@@ -90,11 +90,11 @@ class Sensor:
         if self.bodies is not None:
             n = owned.n_owned
             at = np.flatnonzero(np.isin(owned.gid[:n], self.bodies))
-            Jw = owned.inertia_world()[at] if len(at) else np.zeros((0, 3, 3))
-            return {"gid": owned.gid[at], "x": owned.x[at], "q": owned.q[at],
-                    "v": owned.v[at], "w": owned.w[at],
-                    "contact_force": owned.mass[at, None] * du[at, :3] / h,
-                    "contact_torque": np.einsum("nij,nj->ni", Jw, du[at, 3:]) / h}
+            mine = owned.take(at)                # the sampled rows only: cost of the sensor
+            return {"gid": mine.gid, "x": mine.x, "q": mine.q, "v": mine.v, "w": mine.w,
+                    "contact_force": mine.mass[:, None] * du[at, :3] / h,
+                    "contact_torque": np.einsum("nij,nj->ni", mine.inertia_world(),
+                                                du[at, 3:]) / h}
         code = contacts.k2 // FEATURES
         match = (contacts.k1[:, None] == self._keys[None, :, 0]) & \
             (code[:, None] == self._keys[None, :, 1])
