@@ -20,7 +20,10 @@ import scenes  # noqa: E402
 import parsolve as ps  # noqa: E402
 from parsolve.simulation import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
-from parsolve.solvers.reference import CODE_NAMES, NCODES, residual_from_parts  # noqa: E402
+from parsolve.laws.codes import OUTCOMES as CODE_NAMES  # noqa: E402
+from parsolve.solvers.residual import residual_from_parts  # noqa: E402
+
+NCODES = len(CODE_NAMES)
 
 
 def traffic_per_relaxation(ld, bodies):
@@ -76,10 +79,11 @@ def main():
     t0 = time.perf_counter()
     for _ in range(args.sweeps):
         kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
-                                        ld.mu, R0, du, order, args.omega, counts)
+                                        ld.kind, ld.param, R0, du, order, args.omega, counts)
     dt = time.perf_counter() - t0
     U, parts = np.empty_like(R0), np.empty((ld.n, 4))
-    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R0, du, U, parts)
+    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.kind, ld.param, R0, du, U,
+                          parts)
     res = residual_from_parts(parts.sum(axis=0))
     # the same sweeps over W's block rows (linked-interaction form), for comparison
     R1 = np.zeros_like(R)
@@ -87,7 +91,8 @@ def main():
     rows_sweeps = max(1, args.sweeps // 10)
     t1 = time.perf_counter()
     for _ in range(rows_sweeps):
-        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu, R1,
+        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.kind,
+                                   ld.param, R1,
                                    order, args.omega, counts)
     dt_rows = (time.perf_counter() - t1) / rows_sweeps
     relax = ld.n * args.sweeps
@@ -102,7 +107,7 @@ def main():
         row_sweep_relaxations_per_core_second=ld.n / dt_rows,
         local_outcomes={n: int(c) for n, c in zip(CODE_NAMES, counts) if c},
         bytes_per_contact=int((ld.H.nbytes + ld.K.nbytes + ld.Wdiag.nbytes + ld.inc_body.nbytes
-                               + ld.B.nbytes + R.nbytes + ld.mu.nbytes) / max(1, ld.n)),
+                               + ld.B.nbytes + R.nbytes + ld.param.nbytes + ld.kind.nbytes) / max(1, ld.n)),
         bytes_per_contact_with_W_rows=int((ld.blocks.nbytes + ld.indices.nbytes)
                                           / max(1, ld.n)),
         settle_steps=args.settle, settle_seconds=settle,

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 import parsolve  # noqa: E402, F401
 from parsolve.solvers import kernels  # noqa: E402
-from parsolve.solvers.reference import CODE_NAMES, LOCAL_SOLVERS  # noqa: E402
+from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES  # noqa: E402
 
 
 def problems(n, seed=1):

@@ -40,7 +40,7 @@ def worker(path, solver, tol):
 
     from parsolve.io import fclib
     from parsolve.solvers import make_solver
-    from parsolve.solvers.reference import residual_from_velocity
+    from parsolve.solvers.residual import residual_from_velocity
 
     problem = fclib.read(path)
     name, options = PARSOLVE[solver]

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 import siconos.numerics as sn
 
 from parsolve.io import fclib
-from parsolve.solvers.reference import residual_from_velocity
+from parsolve.solvers.residual import residual_from_velocity
 
 METHODS = {"nsgs": (sn.SICONOS_FRICTION_3D_NSGS, sn.fc3d_nsgs),
            "newton_ac": (sn.SICONOS_FRICTION_3D_NSN_AC, sn.fc3d_nonsmooth_Newton_AlartCurnier)}

@@ -1,63 +1,25 @@
-"""The per-contact work of the global semismooth Newton (parsolve/solvers/newton.py), one pass
-over the contacts per call, so that a Newton step costs a few calls whatever their number.
+"""The per-row work of the global semismooth Newton (parsolve/solvers/newton.py), one pass
+over the rows per call, so that a Newton step costs a few calls whatever their number.
 
-Alart-Curnier's function, per contact with u = W r + q, normal first (Alart and Curnier 1991):
-
-    Phi_N = r_N - max(0, r_N - rho_N u_N)
-    Phi_T = r_T - P_D(r_T - rho_T u_T),   D the disc of radius mu max(0, r_N - rho_N u_N),
-
-with A = dPhi/dr, B = dPhi/du the 3 x 3 blocks of one element of its generalised Jacobian
-J = A + B W. The pure-Python twins are in parsolve/solvers/reference.py; |z_T| is hypot in
-both (as numpy computes it), so the two agree to the last bit but for the order of sums.
+Each row's law gives its semismooth function Phi(R_a, U_a) = 0 (law.pxd's law_phi: for
+Coulomb rows Alart-Curnier's, coulomb.pxd), with A = dPhi/dR, B = dPhi/dU the 3 x 3 blocks
+of one element of its generalised Jacobian J = A + B W. Python twins: parsolve/solvers/twins.py,
+same names.
 """
-from libc.math cimport hypot
-from cone cimport natural_map_sq, project_cone
-
-ctypedef long long index_t
+from law cimport law_phi, law_project, law_residual_sq
+from typedefs cimport index_t, kind_t
 
 
-cdef inline void ac_phi(const double* r, const double* u, double mu, double rho_n,
-                        double rho_t, double* phi, double* A, double* B) noexcept nogil:
-    """phi = Phi(r, u) and, when A is not NULL, its blocks A and B (3 x 3, row-major)."""
-    cdef double sn = r[0] - rho_n * u[0]
-    cdef bint pos = sn > 0.0
-    cdef double radius = mu * sn if pos else 0.0
-    cdef double z1 = r[1] - rho_t * u[1], z2 = r[2] - rho_t * u[2]
-    cdef double nz = hypot(z1, z2)
-    cdef bint slide = nz > radius             # P_D(z) = radius z / |z| (always when radius 0)
-    cdef double scale = radius / nz if slide else 1.0
-    cdef double h1, h2, p11, p12, p22, dn
-    phi[0] = rho_n * u[0] if pos else r[0]
-    phi[1] = r[1] - scale * z1
-    phi[2] = r[2] - scale * z2
-    if A == NULL:
-        return
-    # d(P_D z)/dz = scale (I - h h^T) sliding, I sticking (h = z / |z|); d(P_D z)/ds_N = mu h
-    h1 = z1; h2 = z2
-    if nz > 0.0:
-        h1 = z1 / nz; h2 = z2 / nz
-    p11 = 1.0; p12 = 0.0; p22 = 1.0
-    if slide:
-        p11 = scale * (1.0 - h1 * h1)
-        p12 = scale * (0.0 - h1 * h2)
-        p22 = scale * (1.0 - h2 * h2)
-    dn = mu if (slide and pos) else 0.0
-    A[0] = 0.0 if pos else 1.0; A[1] = 0.0;        A[2] = 0.0
-    A[3] = -(dn * h1);          A[4] = 1.0 - p11;  A[5] = 0.0 - p12
-    A[6] = -(dn * h2);          A[7] = 0.0 - p12;  A[8] = 1.0 - p22
-    B[0] = rho_n if pos else 0.0; B[1] = 0.0;      B[2] = 0.0
-    B[3] = rho_n * (dn * h1);   B[4] = rho_t * p11; B[5] = rho_t * p12
-    B[6] = rho_n * (dn * h2);   B[7] = rho_t * p12; B[8] = rho_t * p22
-
-
-def alart_curnier(const double[:, ::1] R, const double[:, ::1] U, const double[::1] mu,
+def alart_curnier(const kind_t[::1] kind, const double[:, ::1] param,
+                  const double[:, ::1] R, const double[:, ::1] U,
                   const double[::1] rho_n, const double[::1] rho_t, double[:, ::1] Phi,
                   double[:, :, ::1] A=None, double[:, :, ::1] B=None):
     """Phi (n, 3) in place and, when A and B (n, 3, 3) are given, the Jacobian blocks
     A = dPhi/dR and B = dPhi/dU in them."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef bint jacobian = A is not None
-    assert U.shape[0] == Phi.shape[0] == mu.shape[0] == rho_n.shape[0] == rho_t.shape[0] == n
+    assert U.shape[0] == Phi.shape[0] == kind.shape[0] == param.shape[0] == n
+    assert rho_n.shape[0] == rho_t.shape[0] == n
     assert R.shape[1] == U.shape[1] == Phi.shape[1] == 3
     assert (B is not None) == jacobian, "A and B go together"
     if jacobian:
@@ -65,42 +27,48 @@ def alart_curnier(const double[:, ::1] R, const double[:, ::1] U, const double[:
         assert B.shape[1] == B.shape[2] == 3
     with nogil:
         for a in range(n):
-            ac_phi(&R[a, 0], &U[a, 0], mu[a], rho_n[a], rho_t[a], &Phi[a, 0],
-                   &A[a, 0, 0] if jacobian else NULL, &B[a, 0, 0] if jacobian else NULL)
+            law_phi(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], rho_n[a], rho_t[a], &Phi[a, 0],
+                    &A[a, 0, 0] if jacobian else NULL, &B[a, 0, 0] if jacobian else NULL)
 
 
-def project_into_cones(double[:, ::1] R, const double[::1] mu):
-    """R_a <- P_K(R_a) for every contact a, in place (Newton's start, inside the cones)."""
+def project_admissible(const kind_t[::1] kind, const double[:, ::1] param, double[:, ::1] R):
+    """R_a <- the admissible reaction nearest to R_a for every row a, in place (Newton's
+    start: inside the cones for contacts)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef double z[3]
-    assert mu.shape[0] == n and R.shape[1] == 3
+    assert kind.shape[0] == param.shape[0] == n and R.shape[1] == 3
     with nogil:
         for a in range(n):
             z[0] = R[a, 0]; z[1] = R[a, 1]; z[2] = R[a, 2]
-            project_cone(z, mu[a], &R[a, 0])
+            law_project(kind[a], &param[a, 0], z, &R[a, 0])
 
 
-def newton_parts(const double[:, ::1] R, const double[:, ::1] U, const double[:, ::1] V,
-                 const double[:, ::1] q, const double[::1] mu, const double[::1] rho_n,
+def newton_parts(const kind_t[::1] kind, const double[:, ::1] param,
+                 const double[:, ::1] R, const double[:, ::1] U, const double[:, ::1] V,
+                 const double[:, ::1] q, const double[::1] rho_n,
                  const double[::1] rho_t, double[:, ::1] parts):
-    """Per contact the squares Newton's tests sum, in parts (n, 6): |e_a|^2, |q_a|^2, |R_a|^2,
-    |U_a|^2 (DESIGN.md's residual, e_a the natural-map residual), |Phi(R_a, V_a)|^2 (twice
-    the merit of the regularised problem, V its velocity) and |Phi(R_a, U_a)|^2 (of the
-    problem itself). The caller sums them over ranks (parsolve.parallel.reduce.exact_sums)."""
+    """Per row the squares Newton's tests sum, in parts (n, 6): |e_a|^2, |q_a|^2, |R_a|^2,
+    |U_a|^2 (the residual of parsolve/solvers/residual.py, e_a the natural-map residual),
+    |Phi(R_a, V_a)|^2 (twice the merit of the regularised problem, V its velocity) and
+    |Phi(R_a, U_a)|^2 (of the problem itself). The caller sums them over ranks
+    (parsolve.parallel.reduce.exact_sums)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef double phi[3]
     assert U.shape[0] == V.shape[0] == q.shape[0] == parts.shape[0] == n
-    assert parts.shape[1] == 6 and mu.shape[0] == rho_n.shape[0] == rho_t.shape[0] == n
+    assert parts.shape[1] == 6 and kind.shape[0] == param.shape[0] == n
+    assert rho_n.shape[0] == rho_t.shape[0] == n
     assert R.shape[1] == U.shape[1] == V.shape[1] == q.shape[1] == 3
     with nogil:
         for a in range(n):
-            parts[a, 0] = natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
+            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
             parts[a, 1] = q[a, 0] * q[a, 0] + q[a, 1] * q[a, 1] + q[a, 2] * q[a, 2]
             parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
             parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]
-            ac_phi(&R[a, 0], &V[a, 0], mu[a], rho_n[a], rho_t[a], phi, NULL, NULL)
+            law_phi(kind[a], &param[a, 0], &R[a, 0], &V[a, 0], rho_n[a], rho_t[a], phi,
+                    NULL, NULL)
             parts[a, 4] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
-            ac_phi(&R[a, 0], &U[a, 0], mu[a], rho_n[a], rho_t[a], phi, NULL, NULL)
+            law_phi(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], rho_n[a], rho_t[a], phi,
+                    NULL, NULL)
             parts[a, 5] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
 
 

@@ -1,25 +1,52 @@
-"""Gauss-Seidel sweep and residual over a block-sparse Delassus operator (block size 3).
+"""Gauss-Seidel sweeps and residuals over the rows of U = B + W R (block size 3), for rows of
+any law (law.pxd dispatches on each row's kind; a row's parameters are param[a, :]).
 
-W is held as block CSR: row alpha's blocks are blocks[indptr[alpha]:indptr[alpha+1]], in the
-columns indices[...]; diag[alpha] points at W_alpha,alpha. Local frame: normal first.
-The pure-Python twins are in parsolve/solvers/reference.py.
+Two forms of W:
+- block CSR (gauss_seidel_sweep, delassus_residual): row a's blocks are
+  blocks[indptr[a]:indptr[a+1]], in the columns indices[...]; diag[a] points at W_aa.
+- through the bodies (body_*): U = B + H du with du = M^-1 H^T R, the velocity change the
+  reactions cause. A relaxation of row a reads the velocity changes of its (one or two) bodies,
+  solves its local problem with its diagonal block W_aa, and writes the change of its reaction
+  back into them: O(1) work per relaxation, whatever the number of linked rows (pe's
+  formulation). Incidences (row, body) are grouped by row: row a's are inc_ptr[a]:inc_ptr[a+1],
+  with body inc_body[e], H[e] (3 x 6) and K[e] = M^-1 H[e]^T (6 x 3). The iterates are those
+  of the block-CSR sweep up to round-off.
+Local frame: normal first. Python twins: parsolve/solvers/twins.py, same names.
 """
-from libc.math cimport sqrt
-from cone cimport natural_map_sq
-from local cimport local_solve, relax, LOCAL_NCODES, METHOD_COUNT
+from libc.math cimport sqrt, fabs
+from codes cimport LOCAL_NCODES, METHOD_COUNT
+from law cimport law_solve, law_residual_sq
+from typedefs cimport index_t, kind_t
 
-ctypedef long long index_t
+
+cdef inline void relax(double* r, double* Ra, double omega, double* d, double* dmax,
+                       double* rmax) noexcept nogil:
+    """Ra <- (1 - omega) Ra + omega r, with d the change; track max |d| and max |r|."""
+    cdef int c
+    cdef double x
+    for c in range(3):
+        if omega != 1.0:
+            r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
+        d[c] = r[c] - Ra[c]
+        x = fabs(d[c])
+        if x > dmax[0]:
+            dmax[0] = x
+        x = fabs(r[c])
+        if x > rmax[0]:
+            rmax[0] = x
+        Ra[c] = r[c]
 
 
 def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                        const double[:, :, ::1] blocks, const index_t[::1] diag,
-                       const double[:, ::1] B, const double[::1] mu, double[:, ::1] R,
+                       const double[:, ::1] B, const kind_t[::1] kind,
+                       const double[:, ::1] param, double[:, ::1] R,
                        const index_t[::1] order, double omega, index_t[::1] counts,
                        int method=0):
-    """One sweep over the contacts in `order`: R_a <- (1-omega) R_a + omega local(W_aa, b_a, mu_a).
+    """One sweep over the rows in `order`: R_a <- (1-omega) R_a + omega local(W_aa, b_a).
 
     counts[k] is incremented for each local solve that ended in outcome k (LOCAL_* codes);
-    method is the local solver (METHOD_*, the index in reference.LOCAL_SOLVERS).
+    method is the Coulomb local solver (METHOD_*, parsolve.laws.codes.METHODS).
     Returns the largest change of a reaction, relative to the largest reaction (0 when all zero).
     """
     cdef Py_ssize_t n = order.shape[0], i, a, k, c
@@ -30,6 +57,7 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     cdef const double* Wb
     cdef int code
     assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
+    assert kind.shape[0] == param.shape[0] == B.shape[0]
     with nogil:
         for i in range(n):
             a = order[i]
@@ -43,7 +71,7 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                 b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
                 b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
             r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
-            code = local_solve(&blocks[diag[a], 0, 0], b, mu[a], r, method)
+            code = law_solve(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, r, method)
             counts[code] += 1
             relax(r, &R[a, 0], omega, d, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0
@@ -51,14 +79,16 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
 
 def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
                       const double[:, :, ::1] blocks, const double[:, ::1] B,
-                      const double[::1] mu, const double[:, ::1] R, double[:, ::1] U):
-    """U = W R + B and the residual of DESIGN.md section 2 (Siconos' natural-map error).
+                      const kind_t[::1] kind, const double[:, ::1] param,
+                      const double[:, ::1] R, double[:, ::1] U):
+    """U = W R + B and the residual of parsolve/solvers/residual.py.
 
     Returns (error, |B|, |R|, |U|) with error = sqrt(sum |e_a|^2) / max(|B|, |R|, |U|).
     """
     cdef Py_ssize_t n = B.shape[0], a, k, c
     cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den
     cdef const double* Wb
+    assert kind.shape[0] == param.shape[0] == n
     with nogil:
         for a in range(n):
             U[a, 0] = B[a, 0]; U[a, 1] = B[a, 1]; U[a, 2] = B[a, 2]
@@ -68,7 +98,7 @@ def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
                 U[a, 0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
                 U[a, 1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
                 U[a, 2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
-            s += natural_map_sq(&R[a, 0], &U[a, 0], mu[a])
+            s += law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
             for k in range(3):
                 nb += B[a, k] * B[a, k]
                 nr += R[a, k] * R[a, k]
@@ -76,3 +106,91 @@ def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
     nb = sqrt(nb); nr = sqrt(nr); nu = sqrt(nu)
     den = max(nb, nr, nu)
     return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
+
+
+cdef inline void add_coupled(Py_ssize_t a, const index_t[::1] inc_ptr,
+                             const index_t[::1] inc_body, const double[:, :, ::1] H,
+                             const double[:, ::1] du, double* u) noexcept nogil:
+    """u += H_a du: the velocity the current reactions give row a, through its bodies."""
+    cdef Py_ssize_t e, j, c, k
+    cdef double x
+    for e in range(inc_ptr[a], inc_ptr[a + 1]):
+        j = inc_body[e]
+        for c in range(3):
+            x = 0.0
+            for k in range(6):
+                x = x + H[e, c, k] * du[j, k]
+            u[c] += x
+
+
+def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                            const double[:, :, ::1] H, const double[:, :, ::1] K,
+                            const double[:, :, ::1] Wdiag, const double[:, ::1] B,
+                            const kind_t[::1] kind, const double[:, ::1] param,
+                            double[:, ::1] R, double[:, ::1] du,
+                            const index_t[::1] order, double omega, index_t[::1] counts,
+                            int method=0):
+    """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|."""
+    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k, c
+    cdef double b[3]
+    cdef double r[3]
+    cdef double d[3]
+    cdef double dmax = 0.0, rmax = 0.0, x
+    cdef const double* W
+    cdef int code
+    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
+    assert kind.shape[0] == param.shape[0] == B.shape[0]
+    with nogil:
+        for i in range(n):
+            a = order[i]
+            W = &Wdiag[a, 0, 0]
+            # the free velocity of row a with every other reaction applied
+            for c in range(3):
+                b[c] = B[a, c] - (W[3 * c] * R[a, 0] + W[3 * c + 1] * R[a, 1]
+                                  + W[3 * c + 2] * R[a, 2])
+            add_coupled(a, inc_ptr, inc_body, H, du, b)
+            r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
+            code = law_solve(kind[a], &param[a, 0], W, b, r, method)
+            counts[code] += 1
+            relax(r, &R[a, 0], omega, d, &dmax, &rmax)
+            if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
+                for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                    j = inc_body[e]
+                    for k in range(6):
+                        du[j, k] += K[e, k, 0] * d[0] + K[e, k, 1] * d[1] + K[e, k, 2] * d[2]
+    return dmax / rmax if rmax > 0.0 else 0.0
+
+
+def body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+               const double[:, :, ::1] K, const double[:, ::1] R, double[:, ::1] du,
+               const index_t[::1] order):
+    """du += M^-1 H_a^T R_a for the rows a in `order` (the warm start, colour by colour)."""
+    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k
+    with nogil:
+        for i in range(n):
+            a = order[i]
+            for e in range(inc_ptr[a], inc_ptr[a + 1]):
+                j = inc_body[e]
+                for k in range(6):
+                    du[j, k] += K[e, k, 0] * R[a, 0] + K[e, k, 1] * R[a, 1] + K[e, k, 2] * R[a, 2]
+
+
+def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                  const double[:, :, ::1] H, const double[:, ::1] B, const kind_t[::1] kind,
+                  const double[:, ::1] param, const double[:, ::1] R,
+                  const double[:, ::1] du, double[:, ::1] U, double[:, ::1] parts):
+    """U = B + H du, and per row the squares (|e_a|^2, |B_a|^2, |R_a|^2, |U_a|^2) in
+    parts (n, 4), e_a the row's natural-map residual (parsolve/solvers/residual.py). The caller
+    sums them (parsolve.parallel.reduce.exact_sums) so that the total does not depend on the
+    ranks."""
+    cdef Py_ssize_t n = B.shape[0], a, c
+    assert kind.shape[0] == param.shape[0] == n
+    with nogil:
+        for a in range(n):
+            for c in range(3):
+                U[a, c] = B[a, c]
+            add_coupled(a, inc_ptr, inc_body, H, du, &U[a, 0])
+            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
+            parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
+            parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
+            parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]

@@ -115,7 +115,8 @@ def test_velocity_update_is_consistent_with_W():
 def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     """The O(1) body-coupled sweep produces the row-wise sweep's iterates (round-off), and the
     compiled kernels equal their pure-Python twins."""
-    from parsolve.solvers import kernels, reference
+    from parsolve.solvers import kernels, twins as reference
+    from parsolve.solvers.residual import residual_from_parts
 
     m, sim, b, c, ld, _ = make_step()
     n = ld.n
@@ -124,12 +125,12 @@ def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     du2, du3 = np.zeros((len(b), 6)), np.zeros((len(b), 6))
     cnt = [np.zeros(8, np.int64) for _ in range(3)]
     for _ in range(5):
-        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu, R1,
-                                   order, 1.0, cnt[0])
+        kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.kind, ld.param,
+                                   R1, order, 1.0, cnt[0])
         kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
-                                        ld.mu, R2, du2, order, 1.0, cnt[1])
+                                        ld.kind, ld.param, R2, du2, order, 1.0, cnt[1])
         reference.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
-                                          ld.mu, R3, du3, order, 1.0, cnt[2])
+                                          ld.kind, ld.param, R3, du3, order, 1.0, cnt[2])
     scale = np.abs(R1).max()
     assert scale > 0
     np.testing.assert_allclose(R2, R1, atol=1e-10 * scale)
@@ -137,10 +138,12 @@ def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     np.testing.assert_allclose(du2, ld.velocity_change(R2), atol=1e-10 * np.abs(du2).max())
     U1, U2 = np.empty((n, 3)), np.empty((n, 3))
     p2, p3 = np.empty((n, 4)), np.empty((n, 4))
-    e1 = kernels.delassus_residual(ld.indptr, ld.indices, ld.blocks, ld.B, ld.mu, R2, U1)[0]
-    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R2, du2, U2, p2)
-    reference.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.mu, R2, du2, U2, p3)
-    e2 = reference.residual_from_parts(p2.sum(axis=0))
+    e1 = kernels.delassus_residual(ld.indptr, ld.indices, ld.blocks, ld.B, ld.kind, ld.param, R2,
+                                    U1)[0]
+    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.kind, ld.param, R2, du2, U2, p2)
+    reference.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.kind, ld.param, R2, du2, U2,
+                            p3)
+    e2 = residual_from_parts(p2.sum(axis=0))
     np.testing.assert_allclose(p3, p2, rtol=1e-12, atol=1e-30)
     assert abs(e1 - e2) <= 1e-9 * e1
     # warm start: du from R applied contact by contact equals M^-1 H^T R

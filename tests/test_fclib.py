@@ -14,7 +14,7 @@ from parsolve import FileFormatError
 from parsolve.io import fclib
 from parsolve.io.results import _h5py
 from parsolve.simulation import Simulation
-from parsolve.solvers.reference import residual_from_velocity
+from parsolve.solvers.residual import residual_from_velocity
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = dict(os.environ, PYTHONPATH=ROOT)

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from parsolve import InputError
 from parsolve.solvers import GaussSeidel, kernels
-from parsolve.solvers import reference as ref
+from parsolve.laws import coulomb_local as ref
+from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
 
-METHODS = {name: i for i, name in enumerate(ref.LOCAL_SOLVERS)}
+METHODS = {name: i for i, name in enumerate(LOCAL_SOLVERS)}
 EXACT = ("auto", "quartic", "newton")          # solve every SPD problem; projection may stall
 
 
@@ -51,7 +52,7 @@ def problems(draw, mu_max=2.0):
 @given(problems())
 def test_each_local_solution_satisfies_the_law_and_equals_its_python_twin(p):
     W, b, mu = p
-    for name in ref.LOCAL_SOLVERS:
+    for name in LOCAL_SOLVERS:
         r, code = kernels.local_solve(W, b, mu, None, METHODS[name])
         rp, cp = ref.local_solve(W, b, mu, None, METHODS[name])
         if ref.FAILED in (code, cp) and {code, cp} <= {ref.PROJECTION, ref.FAILED}:
@@ -64,7 +65,7 @@ def test_each_local_solution_satisfies_the_law_and_equals_its_python_twin(p):
         assert in_cone(r, mu), (name, r)
         if name in EXACT or code != ref.FAILED:
             assert code != ref.FAILED, name
-            assert residual(W, b, mu, r) <= 1e-10, (name, ref.CODE_NAMES[code])
+            assert residual(W, b, mu, r) <= 1e-10, (name, CODE_NAMES[code])
 
 
 @settings(deadline=None, max_examples=300)
@@ -97,7 +98,7 @@ def test_quartic_finds_slides_along_the_axes_and_at_t_infinite(theta):
     mu = 0.6
     r = np.array([1.0, mu * math.cos(theta), mu * math.sin(theta)])
     b = sliding_problem(W_ANISO, r, 0.8, mu)
-    for impl in (kernels.quartic_slide, ref.slide_quartic):
+    for impl in (kernels.slide_quartic, ref.slide_quartic):
         out = impl(W_ANISO, b, mu)
         assert out is not None
         np.testing.assert_allclose(out, r, atol=1e-12)
@@ -128,18 +129,18 @@ def test_no_admissible_root_falls_back_and_stays_in_the_cone():
     # a stick problem has no sliding root: the quartic alone finds none
     W = W_ANISO
     b = -W @ np.array([1.0, 0.1, 0.0])                  # stick at r = (1, 0.1, 0)
-    assert kernels.quartic_slide(W, b, 0.8) is None and ref.slide_quartic(W, b, 0.8) is None
+    assert kernels.slide_quartic(W, b, 0.8) is None and ref.slide_quartic(W, b, 0.8) is None
     # W with a non-positive normal entry along every slip direction: no slide, no stick, the
     # chain ends in the projection, whose r is always in the cone
     W = np.array([[1e-3, 0.9, 0.0], [0.9, 1.0, 0.0], [0.0, 0.0, 1.0]])
     b = np.array([-1.0, 5.0, 0.0])
-    for m in ref.LOCAL_SOLVERS:
+    for m in LOCAL_SOLVERS:
         r, code = kernels.local_solve(W, b, 1.5, None, METHODS[m])
         assert in_cone(r, 1.5)
 
 
 def test_real_roots_of_degenerate_polynomials():
-    for impl in (kernels.real_roots, ref.poly_real_roots):
+    for impl in (kernels.poly_real_roots, ref.poly_real_roots):
         assert impl([24, -50, 35, -10, 1]) == pytest.approx([1, 2, 3, 4], abs=1e-12)
         assert impl([1, 0, -2, 0, 1]) == pytest.approx([-1, 1], abs=1e-7)   # double roots
         assert impl([-6, 11, -6, 1, 1e-18]) == pytest.approx([1, 2, 3], abs=1e-12)

@@ -15,10 +15,17 @@ from parsolve.errors import InputError
 from parsolve.parallel.reduce import exact_sums
 from parsolve.simulation import Simulation
 from parsolve.solvers import kernels, make_solver, newton
-from parsolve.solvers import reference as ref
-from parsolve.solvers.newton import Hybrid, SemismoothNewton, alart_curnier
+from parsolve.laws import coulomb
+from parsolve.solvers import twins as ref
+from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers.residual import coulomb_rows
 from scenes import lattice, on_floor
 from test_local_solvers import block_problem
+
+
+def alart_curnier(R, U, mu, rho_n, rho_t, jacobian=True):
+    """Alart-Curnier's function of contact rows of friction mu (the Coulomb law's twin)."""
+    return coulomb.phi_rows(R, U, mu[:, None], rho_n, rho_t, jacobian)
 
 
 def local_dynamics(model, steps):
@@ -110,11 +117,11 @@ def test_alart_curnier_kernel_equals_its_twin():
     R, U, mu, rho_n, rho_t = contact_states()
     n = len(R)
     Phi, A, B = np.full((n, 3), np.nan), np.full((n, 3, 3), np.nan), np.full((n, 3, 3), np.nan)
-    kernels.alart_curnier(R, U, mu, rho_n, rho_t, Phi, A, B)
-    for got, want in zip((Phi, A, B), ref.alart_curnier(R, U, mu, rho_n, rho_t)):
+    kernels.alart_curnier(*coulomb_rows(mu), R, U, rho_n, rho_t, Phi, A, B)
+    for got, want in zip((Phi, A, B), alart_curnier(R, U, mu, rho_n, rho_t)):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     alone = np.full((n, 3), np.nan)
-    kernels.alart_curnier(R, U, mu, rho_n, rho_t, alone)          # Phi without the Jacobian
+    kernels.alart_curnier(*coulomb_rows(mu), R, U, rho_n, rho_t, alone)          # Phi without the Jacobian
     np.testing.assert_allclose(alone, Phi, rtol=0, atol=1e-12)
 
 
@@ -123,13 +130,13 @@ def test_newton_parts_kernel_equals_its_twin():
     q = np.random.default_rng(2).normal(size=R.shape)
     V = U + np.random.default_rng(3).normal(size=U.shape)        # a regularised velocity
     got, want = np.full((len(R), 6), np.nan), np.full((len(R), 6), np.nan)
-    kernels.newton_parts(R, U, V, q, mu, rho_n, rho_t, got)
-    ref.newton_parts(R, U, V, q, mu, rho_n, rho_t, want)
+    kernels.newton_parts(*coulomb_rows(mu), R, U, V, q, rho_n, rho_t, got)
+    ref.newton_parts(*coulomb_rows(mu), R, U, V, q, rho_n, rho_t, want)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     on = got[:, 0] == 0.0                                         # on the law
     assert on.sum() >= 50 and (got[on, 5] == 0.0).all() and (got[~on, 5] > 0.0).all()
     assert not np.allclose(got[:, 4], got[:, 5])                  # Phi at V is not at U
-    kernels.newton_parts(R, U, U, q, mu, rho_n, rho_t, got)
+    kernels.newton_parts(*coulomb_rows(mu), R, U, U, q, rho_n, rho_t, got)
     assert (got[:, 4] == got[:, 5]).all()
 
 
@@ -138,7 +145,7 @@ def test_slope_and_jacobian_kernels_equal_their_twins():
     n = len(q)
     rng = np.random.default_rng(5)
     R, U = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
-    Phi, A, B = ref.alart_curnier(R, U, mu, rng.uniform(0.5, 2, n), rng.uniform(0.5, 2, n))
+    Phi, A, B = alart_curnier(R, U, mu, rng.uniform(0.5, 2, n), rng.uniform(0.5, 2, n))
     d, Wd = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
     got, want = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
     kernels.slope_parts(Phi, A, B, d, Wd, got)
@@ -158,8 +165,8 @@ def test_slope_and_jacobian_kernels_equal_their_twins():
 def test_projection_into_the_cones_equals_its_twin():
     R, _, mu, _, _ = contact_states()
     got, want = R.copy(), R.copy()
-    kernels.project_into_cones(got, mu)
-    ref.project_into_cones(want, mu)
+    kernels.project_admissible(*coulomb_rows(mu), got)
+    ref.project_admissible(*coulomb_rows(mu), want)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     assert (np.hypot(got[:, 1], got[:, 2]) <= mu * got[:, 0] * (1 + 1e-12)).all()
 

@@ -8,13 +8,14 @@ operator of the residual check, the FCLIB export and the global Newton.
 """
 import numpy as np
 
+from .. import laws
 from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks,
                         incidences, inverse_mass_HT)
 from .petsc_delassus import delassus_matrix
 
 
 class LocalDynamics:
-    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None):
+    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None, t=0.0):
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
@@ -25,17 +26,17 @@ class LocalDynamics:
         self.Wdiag = diagonal_blocks(self.con, self.H, self.K, nc)
         self._gid = bodies.gid
         self._rows = None
-        # B = H u_free; Newton's impact law and closing gaps enter through B's normal part:
-        # the solver enforces U_N + e min(U_N(t), 0) + max(gap, 0)/h >= 0.
+        # B = H u_free + each row's shift from its law (impacts and closing gaps for contacts,
+        # targets and drift corrections for joints), at the step's time t
         self.B_free = apply_H(self.con, self.body, self.H, v_free, w_free, nc)
         # U(t): the relative velocity before the step (the impact law's U_N^-, and the
         # energy balance's work of the reactions, R . (U(t) + U(t+h)) / 2)
         self.U_before = U_before = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, nc)
-        self.shift = np.zeros((nc, 3))
-        self.shift[:, 0] = contacts.e * np.minimum(U_before[:, 0], 0.0) \
-            + np.maximum(contacts.gap, 0.0) / h
+        self.shift = laws.free_term(contacts, U_before, t, h)
         self.B = self.B_free + self.shift
-        self.mu = np.ascontiguousarray(contacts.mu)
+        self.kind = np.ascontiguousarray(contacts.kind)
+        self.param = laws.solve_params(contacts.kind, contacts.param)   # what the solves read
+        self.mu = np.ascontiguousarray(contacts.param[:, 0])            # contacts' (FCLIB)
         self.comm = comm
         self._petsc = None
 

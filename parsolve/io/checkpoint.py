@@ -25,7 +25,8 @@ import numpy as np
 
 from .. import faults
 from ..errors import FileFormatError
-from ..model.bodies import FIELDS
+from ..interactions import Interactions
+from ..model.bodies import BodySet
 from . import checksum
 
 FORMAT = "parsolve-checkpoint"
@@ -35,7 +36,8 @@ class CorruptCheckpoint(FileFormatError):
     """A checkpoint damaged after it was written (unreadable, truncated, failing a checksum),
     as opposed to one of another model: `--restart auto` falls back to an older one."""
 
-CONTACT_FIELDS = ("k1", "k2", "point", "R")
+# what is saved: each table's PERSISTENT columns, declared once with the table
+GROUPS = {"bodies": BodySet.PERSISTENT, "contacts": Interactions.PERSISTENT}
 HEADER = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
           "contacts", "results_parts", "energy")
 
@@ -120,7 +122,7 @@ def _read_open(f, path, comm, fingerprint):
                               f"{str(f.attrs.get('model_fingerprint'))[:12]}... differs from "
                               f"this model's {fingerprint[:12]}...)")
     result = []
-    for group, fields in (("bodies", tuple(FIELDS)), ("contacts", CONTACT_FIELDS)):
+    for group, fields in GROUPS.items():
         if group not in f:
             raise CorruptCheckpoint(f"{path}: dataset group /{group} is missing")
         lengths = set()

@@ -11,6 +11,8 @@ Rows [0, n_owned) are owned by this rank; rows beyond are read-only ghost copies
 """
 import numpy as np
 
+from ..table import Table
+
 SPHERE, BOX = 0, 1
 SHAPE_NAMES = {SPHERE: "sphere", BOX: "box"}
 
@@ -32,22 +34,15 @@ FIELDS = {  # name: (trailing shape, dtype)
 STATE = ("x", "q", "v", "w")
 
 
-class BodySet:
-    """The bodies one rank holds; each field of FIELDS is an attribute array of length n."""
+class BodySet(Table):
+    """The bodies one rank holds; each field of FIELDS is an attribute array of length n.
+    Every column is persistent: a body's row is its whole state (take() rows are owned)."""
+    FIELDS = FIELDS
+    PERSISTENT = tuple(FIELDS)
 
     def __init__(self, n=0, n_owned=None, **arrays):
-        for name, (shape, dtype) in FIELDS.items():
-            arr = arrays.get(name)
-            setattr(self, name, np.zeros((n,) + shape, dtype) if arr is None
-                    else np.ascontiguousarray(arr, dtype=dtype))
-        self.n_owned = n if n_owned is None else n_owned
-
-    def __len__(self):
-        return len(self.gid)
-
-    def take(self, index):
-        """A new BodySet of the rows `index` (all owned)."""
-        return BodySet(len(index), **{f: getattr(self, f)[index] for f in FIELDS})
+        super().__init__(n, **arrays)
+        self.n_owned = len(self) if n_owned is None else n_owned
 
     def sorted_by_gid(self):
         return self.take(np.argsort(self.gid, kind="stable"))

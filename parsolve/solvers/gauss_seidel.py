@@ -1,9 +1,9 @@
-"""Projected (block) Gauss-Seidel on U = B + W R, C(U, R) = 0 with Signorini-Coulomb's law.
+"""Projected (block) Gauss-Seidel on U = B + W R, C(U, R) = 0, each row under its law.
 
-Each sweep visits the contacts in a fixed order and solves each one's local problem exactly
-(kernels/local.pxd) with the others' reactions frozen, Jacobi-free. The stopping test is the
-residual of DESIGN.md section 2, computed after every sweep (tolerance mode) or once after a
-fixed number of sweeps (fixed-sweep mode, as pe's benchmarks run).
+Each sweep visits the rows in a fixed order and solves each one's local problem exactly
+(kernels/law.pxd) with the others' reactions frozen, Jacobi-free. The stopping test is the
+residual of parsolve/solvers/residual.py, computed after every sweep (tolerance mode) or once
+after a fixed number of sweeps (fixed-sweep mode, as pe's benchmarks run).
 """
 import time
 from dataclasses import dataclass, field
@@ -14,7 +14,10 @@ from ..errors import InputError
 from . import kernels
 from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
-from .reference import CODE_NAMES, LOCAL_SOLVERS, NCODES, residual_from_parts
+from ..laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
+from .residual import coulomb_rows, residual_from_parts
+
+NCODES = len(CODE_NAMES)
 
 
 @dataclass
@@ -66,11 +69,13 @@ class GaussSeidel:
         CSR rows (FCLIB problems, any W; serial). Returns a SolveReport."""
         U = np.empty((len(B), 3))
         args = (indptr, indices, blocks)
+        kind, param = coulomb_rows(mu)
         order = np.arange(len(B), dtype=np.int64) if order is None else order
         return self._iterate(
-            lambda counts: kernels.gauss_seidel_sweep(*args, diag, B, mu, R, order, self.omega,
+            lambda counts: kernels.gauss_seidel_sweep(*args, diag, B, kind, param, R, order,
+                                                      self.omega,
                                                       counts, self.method),
-            lambda: kernels.delassus_residual(*args, B, mu, R, U)[0])
+            lambda: kernels.delassus_residual(*args, B, kind, param, R, U)[0])
 
     def solve_coupled(self, ld, R, du, schedule=None, sums=None):
         """Solve in place for R with W applied through the bodies: U = B + H du, du = M^-1 H^T R
@@ -92,11 +97,12 @@ class GaussSeidel:
 
         def sweep(counts):
             schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
-                *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, self.omega, counts,
+                *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.kind, ld.param, R, du, order, self.omega,
+                counts,
                 self.method))
 
         def residual():
-            kernels.body_residual(*inc, ld.H, ld.B, ld.mu, R, du, U, parts)
+            kernels.body_residual(*inc, ld.H, ld.B, ld.kind, ld.param, R, du, U, parts)
             return residual_from_parts(sums(parts))
 
         return self._iterate(sweep, residual)

@@ -1,42 +1,40 @@
-"""The kernels the solvers call: the compiled ones, or their pure-Python twins when
-PARSOLVE_KERNELS=python (or when the extension is not built, with a warning)."""
+"""The kernels the solvers call: the compiled ones, or their pure-Python twins (the same names
+and arguments) when PARSOLVE_KERNELS=python (or when the extension is not built, with a
+warning). Sweeps and Newton's per-row parts: parsolve/solvers/twins.py; one-row kernels:
+parsolve/laws."""
 import os
 import warnings
 
-from . import reference
+from .. import laws
+from ..laws import coulomb, coulomb_local, roots
+from . import twins
+
+NAMES = ("gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
+         "body_apply", "alart_curnier", "project_admissible", "newton_parts", "slope_parts",
+         "jacobian_blocks", "local_solve", "row_solve", "natural_map", "project_cone",
+         "slide_quartic", "poly_real_roots")
+TWINS = {
+    **{name: getattr(twins, name) for name in NAMES[:10]},
+    "local_solve": coulomb_local.local_solve, "row_solve": laws.row_solve,
+    "natural_map": coulomb.natural_map, "project_cone": coulomb.project_cone,
+    "slide_quartic": coulomb_local.slide_quartic, "poly_real_roots": roots.poly_real_roots,
+}
 
 _use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
 try:
     if _use_python:
         raise ImportError("PARSOLVE_KERNELS=python")
-    from .._kernels.cone import local_solve, natural_map, project, quartic_slide, real_roots
-    from .._kernels.sweep import delassus_residual, gauss_seidel_sweep
-    from .._kernels.body_sweep import body_apply, body_gauss_seidel_sweep, body_residual
-    from .._kernels.newton import (alart_curnier, jacobian_blocks, newton_parts,
-                                   project_into_cones, slope_parts)
+    from .._kernels import newton as _newton, rows as _rows, sweep as _sweep
     COMPILED = True
+    _found = {name: getattr(m, name) for m in (_sweep, _newton, _rows) for name in NAMES
+              if hasattr(m, name)}
+    assert set(_found) == set(NAMES), sorted(set(NAMES) - set(_found))
 except ImportError as exc:
     if not _use_python:
         warnings.warn(f"parsolve: compiled kernels unavailable ({exc}); using pure Python. "
                       "Run `make build`.")
-    gauss_seidel_sweep = reference.gauss_seidel_sweep
-    delassus_residual = reference.delassus_residual
-    body_gauss_seidel_sweep = reference.body_gauss_seidel_sweep
-    body_residual = reference.body_residual
-    body_apply = reference.body_apply
-    local_solve = reference.local_solve
-    quartic_slide = reference.slide_quartic
-    real_roots = reference.poly_real_roots
-    natural_map = reference.natural_map
-    project = reference.project_cone
-    alart_curnier = reference.alart_curnier_into
-    newton_parts = reference.newton_parts
-    slope_parts = reference.slope_parts
-    jacobian_blocks = reference.jacobian_blocks
-    project_into_cones = reference.project_into_cones
     COMPILED = False
+    _found = TWINS
+globals().update(_found)
 
-__all__ = ["gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
-           "body_apply", "local_solve", "natural_map", "project", "quartic_slide", "real_roots",
-           "alart_curnier", "newton_parts", "slope_parts", "jacobian_blocks", "project_into_cones",
-           "COMPILED"]
+__all__ = list(NAMES) + ["COMPILED", "TWINS"]

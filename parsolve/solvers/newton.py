@@ -56,8 +56,8 @@ from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
 from . import kernels
 from .gauss_seidel import GaussSeidel, SolveReport
-from .reference import CODE_NAMES, NCODES, residual_from_parts
-from .reference import alart_curnier  # noqa: F401  (importable from here, as before)
+from .gauss_seidel import CODE_NAMES, NCODES
+from .residual import coulomb_rows, residual_from_parts
 
 _GAMMA, _ETA_MAX, _ETA_MIN = 0.9, 0.1, 1e-12          # Eisenstat-Walker, choice 2
 _SIGMA, _MIN_STEP = 1e-4, 2.0 ** -12                   # Armijo line search
@@ -94,10 +94,11 @@ class _Problem:
     """One solve's data: W's local block rows (global columns) and W as a PETSc Mat on `comm`,
     q, mu, the sums over ranks, and a Gauss-Seidel fallback `sweep(R, k, counts)`."""
 
-    def __init__(self, W, indptr, indices, blocks, first, q, mu, sums, sweep):
+    def __init__(self, W, indptr, indices, blocks, first, q, kind, param, sums, sweep):
         from ..petsc import PETSc
 
-        self.W, self.q, self.mu, self.sums, self.sweep = W, q, mu, sums, sweep
+        self.W, self.q, self.sums, self.sweep = W, q, sums, sweep
+        self.kind, self.param = kind, param
         self.indptr, self.indices, self.blocks = indptr, indices, blocks
         n = len(q)
         self.diag = np.flatnonzero(indices == first + np.repeat(np.arange(n), np.diff(indptr)))
@@ -310,17 +311,19 @@ class SemismoothNewton:
         indptr = np.asarray(indptr, np.int64)
         indices = np.asarray(indices, np.int64)
         blocks = np.ascontiguousarray(blocks, float).reshape(-1, 3, 3)
-        B, mu = np.ascontiguousarray(B, float), np.ascontiguousarray(mu, float)
+        B = np.ascontiguousarray(B, float)
+        kind, param = coulomb_rows(np.ascontiguousarray(mu, float))
         order = np.arange(len(B), dtype=np.int64)
 
         def sweep(R, k, counts):
             for _ in range(k):
-                kernels.gauss_seidel_sweep(indptr, indices, blocks, diag, B, mu, R, order,
-                                           1.0, counts)
+                kernels.gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R,
+                                           order, 1.0, counts)
 
         W = delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF)
         try:
-            problem = _Problem(W, indptr, indices, blocks, 0, B, mu, exact_sums, sweep)
+            problem = _Problem(W, indptr, indices, blocks, 0, B, kind, param, exact_sums,
+                               sweep)
             try:
                 return self._solve(problem, R)
             finally:
@@ -348,7 +351,8 @@ class SemismoothNewton:
             body_du()
             for _ in range(k):
                 schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
-                    *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.mu, R, du, order, 1.0, counts))
+                    *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.kind, ld.param, R, du, order, 1.0,
+                    counts))
 
         if domain is not None:
             W, first = distributed_delassus(ld, domain, held)
@@ -357,7 +361,8 @@ class SemismoothNewton:
             indptr, indices, blocks, _ = ld.rows
             W, first = delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0
         try:
-            problem = _Problem(W, indptr, indices, blocks, first, ld.B, ld.mu, sums, sweep)
+            problem = _Problem(W, indptr, indices, blocks, first, ld.B, ld.kind, ld.param,
+                               sums, sweep)
             try:
                 report = self._solve(problem, R)
             finally:
@@ -366,7 +371,7 @@ class SemismoothNewton:
             W.destroy()
         body_du()                      # the residual as the sweeps state it, from the bodies
         U, parts = np.empty((n, 3)), np.empty((n, 4))
-        kernels.body_residual(*inc, ld.H, ld.B, ld.mu, R, du, U, parts)
+        kernels.body_residual(*inc, ld.H, ld.B, ld.kind, ld.param, R, du, U, parts)
         report.residual = residual_from_parts(sums(parts))
         report.converged = report.residual <= self.tol
         return report
@@ -387,7 +392,7 @@ class SemismoothNewton:
         A, Bj = np.empty((n, 3, 3)), np.empty((n, 3, 3))
         ksp_its = 0
         try:
-            kernels.project_into_cones(R, p.mu)                 # start inside the cones
+            kernels.project_admissible(p.kind, p.param, R)       # start admissible
             if self.warm_sweeps:
                 p.sweep(R, self.warm_sweeps, counts)
             U = p.apply(R) + p.q
@@ -401,7 +406,7 @@ class SemismoothNewton:
                 current = start                                 # the regularised merit at R
                 for inner in range(INNER_MAX):
                     it += 1
-                    kernels.alart_curnier(R, V, p.mu, p.rho_n, p.rho_t, Phi, A, Bj)
+                    kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
                     p.assemble_jacobian(A, Bj, alpha)
                     rhs.array[:] = -Phi.reshape(-1)
                     solved, k = linear.solve(rhs, d_vec, eta)
@@ -456,7 +461,7 @@ class SemismoothNewton:
         """(DESIGN residual at (R, U), merit 1/2 |Phi|^2 at (R, V), merit at (R, U), sums of
         the columns of `extra` (n, k) when given), from one exact sum over ranks."""
         parts = np.empty((len(R), 6))
-        kernels.newton_parts(R, U, V, p.q, p.mu, p.rho_n, p.rho_t, parts)
+        kernels.newton_parts(p.kind, p.param, R, U, V, p.q, p.rho_n, p.rho_t, parts)
         s = p.sums(parts if extra is None else np.concatenate((parts, extra), axis=1))
         return residual_from_parts(s[:4].tolist()), 0.5 * s[4], 0.5 * s[5], s[6:]
 

@@ -1,10 +1,11 @@
-# The sliding case of one contact's local problem as a quartic (seed 004, ch. 12).
+# Signorini-Coulomb (2/3): the sliding case of one contact's local problem as a quartic.
+# Python twins: parsolve/laws/coulomb_local.py and parsolve/laws/roots.py, same names.
 #
 # Slide: r on the cone's boundary, r = r_N (1, mu cos(th), mu sin(th)), u_N = 0 and u_T
 # opposite to r_T. The first line of u = W r + b gives r_N(th) = -b_N / D(th) with
 # D = W_NN + mu (W_N1 cos + W_N2 sin) (r_T runs on a conic with a focus at the origin), and
 # u_T parallel to r_T, (cos, sin) x u_T = 0, multiplied by D(th), is
-#   A cos^2 + B sin^2 + C sin cos + D' sin + E cos = 0                       (seed eq. 12.15)
+#   A cos^2 + B sin^2 + C sin cos + D' sin + E cos = 0                       (eq. 12.15 of Siconos' developer notes)
 # (coefficients below, from W and b in any tangent basis: no eigen-decomposition of W_TT is
 # needed). With t = tan(th/2) it becomes P4 t^4 + P3 t^3 + P2 t^2 + P1 t + P0 = 0 with
 # P4 = A - E, P3 = -2C + 2D', P2 = 4B - 2A, P1 = 2C + 2D', P0 = A + E (eq. 12.18);
@@ -16,7 +17,8 @@
 # down to a quadratic) and bisects each sign change: no companion matrix, no Ferrari
 # cancellation, and a vanishing leading coefficient just lowers the degree.
 from libc.math cimport sqrt, fabs, cos, sin, atan, M_PI
-from cone cimport natural_map_sq, matvec3
+from coulomb_cone cimport natural_map_sq
+from linalg cimport matvec3
 
 
 cdef inline double poly_eval(const double* a, int deg, double x) noexcept nogil:

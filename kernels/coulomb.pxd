@@ -1,39 +1,64 @@
-# The local problem of one contact: given its Delassus block W (3 x 3, row major, normal first),
-# its free velocity b (the rest of the row of U = B + W R, couplings included) and mu, find r in
-# K_mu with u = W r + b such that (u, r) satisfy Signorini-Coulomb's law.
+# Signorini-Coulomb (3/3): the local problem of one contact and Alart-Curnier's function.
+# Given its Delassus block W (3 x 3, row major, normal first), its free velocity b (the rest of
+# the row of U = B + W R, couplings included) and mu, find r in K_mu with u = W r + b such that
+# (u, r) satisfy Signorini-Coulomb's law.
 #
 # local_enumerate tries the three cases of the law in turn: take-off (b_N >= 0 gives r = 0),
 # stick (u = 0), slide (u_N = 0, r_T = -mu r_N d, u_T = |u_T| d). Slide is solved for the
 # slip angle of d: Newton-secant on f = d x u_T(d) from the stick reaction's direction (a few
 # steps; exact in two when W_TT is isotropic, as for spheres), then a scan of the angle with
 # bisection on the sign changes of f. If none of them gives an admissible slide, the chain
-# goes on (as Solfec's does): the quartic of seed 004 ch. 12 (quartic.pxd), the local
-# Alart-Curnier Newton, and last the projected fixed-point iteration
-# r <- P_K(r - rho (u + mu |u_T| e_N)). The returned r is always in K_mu.
+# goes on (as Solfec's does): the quartic (coulomb_quartic.pxd), the local Alart-Curnier
+# Newton, and last the projected fixed-point iteration r <- P_K(r - rho (u + mu |u_T| e_N)).
+# The returned r is always in K_mu.
 #
 # local_solve(..., method) runs one local solver with its own fallbacks: METHOD_AUTO (the chain
 # above), METHOD_PROJECTION, METHOD_QUARTIC (take-off, stick, quartic slide), METHOD_NEWTON.
 # The outcome code says which solver produced r (counted in the solve statistics).
-from libc.math cimport sqrt, fabs, cos, sin, atan2, M_PI
-from cone cimport project_cone, natural_map_sq, matvec3, solve3
-from quartic cimport slide_quartic
+# Python twins: parsolve/laws/coulomb.py and coulomb_local.py, same names.
+from libc.math cimport sqrt, fabs, cos, sin, atan2, hypot, M_PI
+from codes cimport *
+from coulomb_cone cimport project_cone, natural_map_sq
+from coulomb_quartic cimport slide_quartic
+from linalg cimport matvec3, solve3
 
-cdef enum:
-    LOCAL_TAKEOFF = 0
-    LOCAL_STICK = 1
-    LOCAL_SLIDE = 2
-    LOCAL_PROJECTION = 3
-    LOCAL_FAILED = 4
-    LOCAL_QUARTIC = 5
-    LOCAL_NEWTON = 6
-    LOCAL_NCODES = 7
 
-cdef enum:                       # local solvers, in the order of reference.LOCAL_SOLVERS
-    METHOD_AUTO = 0
-    METHOD_PROJECTION = 1
-    METHOD_QUARTIC = 2
-    METHOD_NEWTON = 3
-    METHOD_COUNT = 4
+cdef inline void ac_phi(const double* r, const double* u, double mu, double rho_n,
+                        double rho_t, double* phi, double* A, double* B) noexcept nogil:
+    """Alart-Curnier's function (Alart and Curnier 1991), normal first:
+        Phi_N = r_N - max(0, r_N - rho_N u_N)
+        Phi_T = r_T - P_D(r_T - rho_T u_T),   D the disc of radius mu max(0, r_N - rho_N u_N),
+    phi = Phi(r, u) and, when A is not NULL, the blocks A = dPhi/dr and B = dPhi/du (3 x 3,
+    row major) of one element of its generalised Jacobian. |z_T| is hypot (as numpy's twin)."""
+    cdef double sn = r[0] - rho_n * u[0]
+    cdef bint pos = sn > 0.0
+    cdef double radius = mu * sn if pos else 0.0
+    cdef double z1 = r[1] - rho_t * u[1], z2 = r[2] - rho_t * u[2]
+    cdef double nz = hypot(z1, z2)
+    cdef bint slide = nz > radius             # P_D(z) = radius z / |z| (always when radius 0)
+    cdef double scale = radius / nz if slide else 1.0
+    cdef double h1, h2, p11, p12, p22, dn
+    phi[0] = rho_n * u[0] if pos else r[0]
+    phi[1] = r[1] - scale * z1
+    phi[2] = r[2] - scale * z2
+    if A == NULL:
+        return
+    # d(P_D z)/dz = scale (I - h h^T) sliding, I sticking (h = z / |z|); d(P_D z)/ds_N = mu h
+    h1 = z1; h2 = z2
+    if nz > 0.0:
+        h1 = z1 / nz; h2 = z2 / nz
+    p11 = 1.0; p12 = 0.0; p22 = 1.0
+    if slide:
+        p11 = scale * (1.0 - h1 * h1)
+        p12 = scale * (0.0 - h1 * h2)
+        p22 = scale * (1.0 - h2 * h2)
+    dn = mu if (slide and pos) else 0.0
+    A[0] = 0.0 if pos else 1.0; A[1] = 0.0;        A[2] = 0.0
+    A[3] = -(dn * h1);          A[4] = 1.0 - p11;  A[5] = 0.0 - p12
+    A[6] = -(dn * h2);          A[7] = 0.0 - p12;  A[8] = 1.0 - p22
+    B[0] = rho_n if pos else 0.0; B[1] = 0.0;      B[2] = 0.0
+    B[3] = rho_n * (dn * h1);   B[4] = rho_t * p11; B[5] = rho_t * p12
+    B[6] = rho_n * (dn * h2);   B[7] = rho_t * p12; B[8] = rho_t * p22
 
 
 cdef inline bint slide_eval(const double* W, const double* b, double mu, double c, double s,
@@ -156,42 +181,19 @@ cdef inline int takeoff_stick(const double* W, const double* b, double mu, doubl
     return -1
 
 
-cdef inline double ac_phi(const double* W, const double* b, double mu, double rhon,
-                          double rhot, const double* r, double* phi, double* J) noexcept nogil:
-    """Alart-Curnier's Phi(r) for u = W r + b and |Phi|^2; with J (not NULL) also one element
-    J = A + B W of its generalised Jacobian (A = dPhi/dr, B = dPhi/du)."""
+cdef inline double ac_merit(const double* W, const double* b, double mu, double rhon,
+                            double rhot, const double* r, double* phi, double* J) noexcept nogil:
+    """|Phi|^2 of Alart-Curnier's function at r, u = W r + b; with J (not NULL) also one
+    element J = A + B W of its generalised Jacobian."""
     cdef double u[3]
     cdef double A[9]
     cdef double Bm[9]
-    cdef double sn, radius, z1, z2, nz, scale, h1, h2, p11, p12, p22, dn1, dn2
-    cdef bint pos, slide
+    cdef double* Ap = A if J != NULL else NULL
     cdef int i, j
     matvec3(W, r, u)
     u[0] += b[0]; u[1] += b[1]; u[2] += b[2]
-    sn = r[0] - rhon * u[0]
-    pos = sn > 0.0
-    phi[0] = rhon * u[0] if pos else r[0]
-    radius = mu * sn if pos else 0.0
-    z1 = r[1] - rhot * u[1]; z2 = r[2] - rhot * u[2]
-    nz = sqrt(z1 * z1 + z2 * z2)
-    slide = nz > radius
-    scale = radius / nz if slide else 1.0
-    phi[1] = r[1] - scale * z1; phi[2] = r[2] - scale * z2
+    ac_phi(r, u, mu, rhon, rhot, phi, Ap, Bm)
     if J != NULL:
-        h1 = z1 / nz if nz > 0.0 else 0.0
-        h2 = z2 / nz if nz > 0.0 else 0.0
-        if slide:                                      # P = d(P_D z)/dz
-            p11 = scale * (1.0 - h1 * h1); p12 = -scale * h1 * h2; p22 = scale * (1.0 - h2 * h2)
-        else:
-            p11 = 1.0; p12 = 0.0; p22 = 1.0
-        dn1 = mu * h1 if (slide and pos) else 0.0
-        dn2 = mu * h2 if (slide and pos) else 0.0
-        A[0] = 0.0 if pos else 1.0; A[1] = 0.0; A[2] = 0.0
-        A[3] = -dn1; A[4] = 1.0 - p11; A[5] = -p12
-        A[6] = -dn2; A[7] = -p12; A[8] = 1.0 - p22
-        Bm[0] = rhon if pos else 0.0; Bm[1] = 0.0; Bm[2] = 0.0
-        Bm[3] = rhon * dn1; Bm[4] = rhot * p11; Bm[5] = rhot * p12
-        Bm[6] = rhon * dn2; Bm[7] = rhot * p12; Bm[8] = rhot * p22
         for i in range(3):
             for j in range(3):
                 J[3 * i + j] = A[3 * i + j] + Bm[3 * i] * W[j] + Bm[3 * i + 1] * W[3 + j] \
@@ -218,7 +220,7 @@ cdef inline int local_newton(const double* W, const double* b, double mu, double
     project_cone(r, mu, p)
     r[0] = p[0]; r[1] = p[1]; r[2] = p[2]
     scale = fabs(b[0]) + fabs(b[1]) + fabs(b[2])
-    f = ac_phi(W, b, mu, rhon, rhot, r, phi, J)
+    f = ac_merit(W, b, mu, rhon, rhot, r, phi, J)
     for it in range(maxit):
         if f <= (1e-16 * (scale + fabs(r[0]) + fabs(r[1]) + fabs(r[2]))) ** 2:
             break
@@ -228,14 +230,14 @@ cdef inline int local_newton(const double* W, const double* b, double mu, double
         t = 1.0
         for ls in range(40):
             rt[0] = r[0] + t * d[0]; rt[1] = r[1] + t * d[1]; rt[2] = r[2] + t * d[2]
-            ft = ac_phi(W, b, mu, rhon, rhot, rt, phi, NULL)
+            ft = ac_merit(W, b, mu, rhon, rhot, rt, phi, NULL)
             if ft <= (1.0 - 2e-4 * t) * f:
                 break
             t *= 0.5
         else:
             break
         r[0] = rt[0]; r[1] = rt[1]; r[2] = rt[2]
-        f = ac_phi(W, b, mu, rhon, rhot, r, phi, J)
+        f = ac_merit(W, b, mu, rhon, rhot, r, phi, J)
     project_cone(r, mu, p)
     r[0] = p[0]; r[1] = p[1]; r[2] = p[2]
     matvec3(W, r, u)
@@ -313,21 +315,3 @@ cdef inline int local_solve(const double* W, const double* b, double mu, double*
         r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
         return LOCAL_TAKEOFF
     return last_resort(W, b, mu, r, False)
-
-
-cdef inline void relax(double* r, double* Ra, double omega, double* d, double* dmax,
-                       double* rmax) noexcept nogil:
-    """Ra <- (1 - omega) Ra + omega r, with d the change; track max |d| and max |r|."""
-    cdef int c
-    cdef double x
-    for c in range(3):
-        if omega != 1.0:
-            r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
-        d[c] = r[c] - Ra[c]
-        x = fabs(d[c])
-        if x > dmax[0]:
-            dmax[0] = x
-        x = fabs(r[c])
-        if x > rmax[0]:
-            rmax[0] = x
-        Ra[c] = r[c]

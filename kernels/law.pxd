@@ -1,0 +1,46 @@
+# The one dispatch point of the laws (Solfec's DIAGONAL_BLOCK_Solver, Siconos' GMP_ProblemOps):
+# the sweeps, the residuals and Newton's per-row parts call these four functions and never
+# name a law. A row's law is its kind; p points at its parameters (parsolve.laws: the law's
+# SOLVE_PARAMS first columns of its param row). Adding a law: one header and one case in each.
+from codes cimport *
+from typedefs cimport kind_t
+from coulomb cimport local_solve, ac_phi
+from coulomb_cone cimport project_cone, natural_map_sq
+from bilateral cimport bilateral_solve, bilateral_residual_sq, bilateral_phi, bilateral_project
+
+
+cdef inline int law_solve(kind_t kind, const double* p, const double* W, const double* b,
+                          double* r, int method) noexcept nogil:
+    """The row's reaction r (warm on entry) for its local problem u = W r + b; an outcome
+    code (LOCAL_*). method: the Coulomb local solver (METHOD_*)."""
+    if kind == KIND_COULOMB:
+        return local_solve(W, b, p[0], r, method)
+    return bilateral_solve(W, b, p, r)
+
+
+cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r,
+                                   const double* u) noexcept nogil:
+    """|e|^2, e the row's natural-map residual: zero iff (u, r) satisfy the law."""
+    if kind == KIND_COULOMB:
+        return natural_map_sq(r, u, p[0])
+    return bilateral_residual_sq(p, r, u)
+
+
+cdef inline void law_phi(kind_t kind, const double* p, const double* r, const double* u,
+                         double rho_n, double rho_t, double* phi, double* A,
+                         double* B) noexcept nogil:
+    """The row's semismooth function Phi(r, u) = 0 of the global Newton, and when A is not
+    NULL its blocks A = dPhi/dr, B = dPhi/du."""
+    if kind == KIND_COULOMB:
+        ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B)
+    else:
+        bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
+
+
+cdef inline void law_project(kind_t kind, const double* p, const double* z,
+                             double* r) noexcept nogil:
+    """r = the admissible reaction nearest to z (Newton's start)."""
+    if kind == KIND_COULOMB:
+        project_cone(z, p[0], r)
+    else:
+        bilateral_project(p, z, r)

@@ -1,0 +1,70 @@
+"""The interactions of one step: every row of U = B + W R, whatever its law, in canonical order.
+
+Every interaction (a contact, later a joint or a connector) is a 3-D row, as in Solfec: its
+local frame has the normal (or the joint's first direction) first. `kind` selects the law
+C(U, R) = 0 the row obeys (parsolve.laws); `param` holds the law's per-row parameters and
+`state` its per-row internal state (PARAMS and STATES columns, zero where a law uses fewer).
+
+Body-side convention: a row couples body A and body B (B may be an obstacle, index -1);
+the normal points from B to A; U is the velocity of A's point relative to B's, in the local
+frame; U_N > 0 separates; R is the impulse on A (B receives -R).
+
+Each row has a key (k1, k2) that depends only on global ids: k1 = gid of A,
+k2 = (code of B) * 64 + feature, where the code of B is its gid + 2**20 for a body and its
+obstacle index for an obstacle, and feature tells apart several points of one pair (box
+vertices). Detection returns contacts sorted by key; the stepper then stores them in sweep
+order (colour, then key; parallel/colouring.py). Neither depends on the partition, and a
+row that persists keeps its key (its reaction warm-starts the next solve).
+"""
+import numpy as np
+
+from .table import Table
+
+OBSTACLE_CODES = 2 ** 20
+FEATURES = 64
+
+PARAMS = 4          # per-row law parameters (Coulomb: mu, e)
+STATES = 2          # per-row law state (a connector's elongation, a stop's status)
+
+FIELDS = {
+    "a": ((), np.int64), "b": ((), np.int64), "obstacle": ((), np.int64),
+    "k1": ((), np.int64), "k2": ((), np.int64),
+    "point": ((3,), float), "frame": ((3, 3), float), "gap": ((), float),
+    "kind": ((), np.int8), "param": ((PARAMS,), float), "state": ((STATES,), float),
+    "R": ((3,), float),
+}
+
+
+class Interactions(Table):
+    """The rows one rank owns. PERSISTENT: what a restart and a row changing rank need (the
+    key, the point that decides the owner, the warm start and the law's state)."""
+    FIELDS = FIELDS
+    PERSISTENT = ("k1", "k2", "point", "R", "state")
+
+    @staticmethod
+    def key2(b_gid, obstacle, feature):
+        code = np.where(obstacle >= 0, obstacle, b_gid + OBSTACLE_CODES)
+        return code * FEATURES + feature
+
+    def canonical(self):
+        return self.take(np.lexsort((self.k2, self.k1)))
+
+    def warm_start(self, previous):
+        """Copy the reactions and law states of rows that persist from `previous` (matched by
+        key)."""
+        if previous is None or len(previous) == 0 or len(self) == 0:
+            return 0
+        k1 = np.concatenate([previous.k1, self.k1])
+        k2 = np.concatenate([previous.k2, self.k2])
+        src = np.concatenate([np.zeros(len(previous), bool), np.ones(len(self), bool)])
+        idx = np.concatenate([np.arange(len(previous)), np.arange(len(self))])
+        o = np.lexsort((src, k2, k1))
+        same = (k1[o][1:] == k1[o][:-1]) & (k2[o][1:] == k2[o][:-1])
+        hit = same & ~src[o][:-1] & src[o][1:]
+        old, new = idx[o][:-1][hit], idx[o][1:][hit]
+        self.R[new] = previous.R[old]
+        self.state[new] = previous.state[old]
+        return len(new)
+
+
+ContactSet = Interactions          # the name of the contact-only days

@@ -1,0 +1,50 @@
+"""Structure-of-arrays tables: bodies and interactions as columns, no Python object per row.
+
+A table class declares its columns once, in FIELDS {name: (trailing shape, dtype)}, and the
+columns a run cannot continue without in PERSISTENT (checkpointed, and carried when rows change
+rank). Checkpoint, migration, results and the memory count iterate over these declarations,
+so that adding a column is one line in one place.
+"""
+import numpy as np
+
+
+class Table:
+    FIELDS = {}
+    PERSISTENT = ()
+
+    def __init__(self, n=None, **arrays):
+        if n is None:
+            n = len(next(iter(arrays.values()))) if arrays else 0
+        for name, (shape, dtype) in self.FIELDS.items():
+            arr = arrays.get(name)
+            setattr(self, name, np.zeros((n,) + shape, dtype) if arr is None
+                    else np.ascontiguousarray(arr, dtype=dtype))
+
+    def __len__(self):
+        return len(getattr(self, next(iter(self.FIELDS))))
+
+    def columns(self, names=None):
+        """{name: array} of the columns `names` (default: all)."""
+        return {f: getattr(self, f) for f in (self.FIELDS if names is None else names)}
+
+    def take(self, index):
+        """A new table of the rows `index`."""
+        return type(self)(len(index), **{f: a[index] for f, a in self.columns().items()})
+
+    @classmethod
+    def empty(cls):
+        return cls(0)
+
+    @classmethod
+    def concat(cls, tables):
+        tables = list(tables)
+        if not tables:
+            return cls.empty()
+        return cls(sum(len(t) for t in tables),
+                   **{f: np.concatenate([getattr(t, f) for t in tables]) for f in cls.FIELDS})
+
+    @classmethod
+    def row_bytes(cls, names=None):
+        """Bytes of one row of the columns `names` (default: all)."""
+        return sum(int(np.prod(cls.FIELDS[f][0])) * np.dtype(cls.FIELDS[f][1]).itemsize
+                   for f in (cls.FIELDS if names is None else names))
