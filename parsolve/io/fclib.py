@@ -208,7 +208,7 @@ def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0
     """Solve `problem` from R (zero by default) with a solver of parsolve.solvers.make_solver;
     returns (R, U, report) with U = W R + q and the report's residual as DESIGN.md section 2."""
     from ..solvers import make_solver
-    from ..solvers.reference import residual_from_velocity
+    from ..solvers.residual import residual_from_velocity
 
     options = {"tol": tol, "max_iter": max_iter}
     if solver in ("gs", "hybrid"):
@@ -233,19 +233,25 @@ def from_local_dynamics(ld, title="", description=""):
 
 def export_step(sim, path, step):
     """Write the contact problem of step `step` of Simulation `sim` to FCLIB file `path` (the
-    W and q = B that its solver meets). One rank only: W is then the whole problem."""
+    W and q = B that its solver meets): adds a StepExport to the stepper's observers. One
+    rank only: W is then the whole problem."""
     step = int(step)
     if sim.comm.size > 1:
         raise InputError("FCLIB export runs on one rank (the problem is written whole): run "
                          "the model without mpirun to export a step")
     if step < 1:
         raise InputError(f"FCLIB export: step must be >= 1, got {step}")
-    previous = sim.local_dynamics_hook
+    sim.observers.append(StepExport(path, step))
 
-    def hook(s, ld):
-        if previous is not None:
-            previous(s, ld)
-        if s.step_count + 1 == step:
-            write(path, from_local_dynamics(ld), title=f"step {step} of a parsolve run",
-                  description=f"t = {s.time + s.h:.9g} s, {ld.n} contacts, h = {s.h:g} s")
-    sim.local_dynamics_hook = hook
+
+class StepExport:
+    """An observer of a stepper's assemblies that writes step `step`'s problem to `path`."""
+
+    def __init__(self, path, step):
+        self.path, self.step = path, step
+
+    def __call__(self, stepper, ld):
+        if stepper.step_count + 1 == self.step:
+            write(self.path, from_local_dynamics(ld), title=f"step {self.step} of a parsolve run",
+                  description=f"t = {stepper.time + stepper.h:.9g} s, {ld.n} contacts, "
+                              f"h = {stepper.h:g} s")

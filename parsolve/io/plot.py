@@ -11,7 +11,7 @@ def plot_history(path, out=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..cli import describe
+    from .describe import describe
     from .results import _h5py, read_history
 
     h5py = _h5py()

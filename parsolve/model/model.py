@@ -227,17 +227,14 @@ class Model:
 
     @staticmethod
     def _check_duplicates(gid, comm):
-        if comm is not None and comm.size > 1:       # bring equal ids together: id mod P
-            dest = gid % comm.size
-            parts = comm.mpi.alltoall([gid[dest == r] for r in range(comm.size)])
-            gid = np.sort(np.concatenate(parts))
-            dup = gid[1:][gid[1:] == gid[:-1]]
-            first = comm.mpi.allgather(int(dup[0]) if len(dup) else None)
-            dup = [d for d in first if d is not None]
+        """gid: this rank's body ids, sorted."""
+        if comm is not None and comm.size > 1:
+            dup = comm.first_duplicate(gid)
         else:
-            dup = gid[1:][gid[1:] == gid[:-1]]
-        if len(dup):
-            raise InputError(f"duplicate body id {int(min(dup))}")
+            twice = gid[1:][gid[1:] == gid[:-1]]
+            dup = int(twice.min()) if len(twice) else None
+        if dup is not None:
+            raise InputError(f"duplicate body id {dup}")
 
     def _check_pairs(self, bodies, comm=None):
         count = np.bincount(bodies.material, minlength=len(self.materials.labels))
@@ -275,9 +272,9 @@ class Model:
         which then receives the model instead of a run."""
         if RUN_HOOK is not None:
             return RUN_HOOK(self, duration=duration, step=step, **options)
-        from ..simulation import Simulation
+        from ..run import run
 
-        return Simulation(self, step=step, **options).run(duration)
+        return run(self, duration, step, **options)
 
     # -- helpers -----------------------------------------------------------------------------
     def _ids(self, ids, n):

@@ -1,6 +1,7 @@
-"""The parallel layer: communicators, collective error handling (partition, ghosts and
-migration arrive with the domain-decomposition work). Physics modules receive a `Comm` and
-never call MPI themselves."""
-from .comm import Comm, world
+"""The parallel layer, where MPI lives: the communicator and collective errors (comm), exact
+sums (reduce), the partition (partition), ownership, migration and ghosts (domain), the
+sweep's exchange (halo, colouring) and the distributed W (operators). It imports no physics:
+the physics modules receive a `Comm`, tables of rows and the exchange and sum functions."""
+from .comm import Comm
 
-__all__ = ["Comm", "world"]
+__all__ = ["Comm"]

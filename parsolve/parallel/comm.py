@@ -1,5 +1,10 @@
 """One private communicator (a Dup of the user's) for all library traffic, and collective errors.
 
+The duplicate is made once per user communicator and cached on it as an MPI attribute,
+reference-counted by the Comm objects that use it and freed with the last one (PyOP2's
+internal_comm): many runs in one process (tests, parameter sweeps) share one context instead
+of leaking one each.
+
 `Comm.collective()` is a context manager: an exception inside it on any rank is turned into an
 error on every rank that carries every failing rank's message (`messages`), so a bad input on
 one rank never leaves the others waiting in a collective call, and rank 0 can print each
@@ -10,9 +15,33 @@ them failed (then rank 0 prints once) or not (then the job is aborted, never lef
 import contextlib
 import time
 
+import numpy as np
 from mpi4py import MPI
 
 from ..errors import CollectiveError, ParsolveError
+
+_INTERNAL = MPI.Comm.Create_keyval()     # attribute of a user communicator: [duplicate, users]
+
+
+def internal_comm(user):
+    """The library's duplicate of communicator `user` (collective the first time)."""
+    entry = user.Get_attr(_INTERNAL)
+    if entry is None:
+        entry = [user.Dup(), 0]
+        user.Set_attr(_INTERNAL, entry)
+    entry[1] += 1
+    return entry[0]
+
+
+def release_comm(user):
+    """One user fewer of `user`'s duplicate; the last one frees it."""
+    entry = user.Get_attr(_INTERNAL)
+    if entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] == 0:
+        user.Delete_attr(_INTERNAL)
+        entry[0].Free()
 
 
 def first_line(message):
@@ -20,11 +49,12 @@ def first_line(message):
 
 
 class Comm:
-    """The run's communicator: wraps a duplicate of `base` (default COMM_WORLD)."""
+    """The run's communicator: wraps the library's duplicate of `base` (default COMM_WORLD),
+    shared with every other Comm of `base`; free() releases it."""
 
     def __init__(self, base=None):
         self.base = MPI.COMM_WORLD if base is None else base
-        self.mpi = self.base.Dup()
+        self.mpi = internal_comm(self.base)
         self.rank = self.mpi.Get_rank()
         self.size = self.mpi.Get_size()
 
@@ -106,8 +136,6 @@ class Comm:
 
     def allreduce_array(self, arr, op="sum"):
         """Element-wise reduction of a numpy array (same shape on every rank)."""
-        import numpy as np
-
         out = np.empty_like(arr)
         self.mpi.Allreduce(np.ascontiguousarray(arr), out,
                            op={"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op])
@@ -116,20 +144,28 @@ class Comm:
     def gather_rows(self, rows, root=0):
         """Collective: dicts of arrays (rows along the first axis, any number per rank)
         concatenated on `root` in rank order; None on the other ranks."""
-        import numpy as np
-
         parts = self.mpi.gather(rows, root=root)
         if self.rank != root:
             return None
         return {k: np.concatenate([p[k] for p in parts]) for k in rows}
 
+    def first_duplicate(self, ids):
+        """The smallest integer that `ids` (this rank's, any order) hold more than once over
+        all ranks, or None: each id meets its copies on rank id mod P."""
+        ids = np.asarray(ids, np.int64)
+        dest = ids % self.size
+        here = np.sort(np.concatenate(self.mpi.alltoall([ids[dest == r]
+                                                         for r in range(self.size)])))
+        twice = here[1:][here[1:] == here[:-1]]
+        found = [d for d in self.mpi.allgather(int(twice[0]) if len(twice) else None)
+                 if d is not None]
+        return min(found) if found else None
+
     def free(self):
-        if self.mpi != MPI.COMM_NULL:
-            self.mpi.Free()
-
-
-def world():
-    return Comm(MPI.COMM_WORLD)
+        """Release this Comm's use of the shared duplicate (the last user frees it)."""
+        if self.mpi is not None:
+            release_comm(self.base)
+            self.mpi = None
 
 
 def world_rank_size():

@@ -1,16 +1,19 @@
-"""W as a distributed PETSc BAIJ matrix (block size 3): each rank passes the block-CSR rows it
-owns, with global block-column indices; PETSc assembles the parallel matrix on `comm`."""
+"""W = H M^-1 H^T as a PETSc BAIJ matrix (block size 3) over the ranks: rows of the contacts
+each rank owns, with global block-column indices. The distributed assembly routes each
+incidence (contact, body) to the owner of its body; that routing is why it lives here, in the
+parallel layer, and not in assembly (which stays free of MPI)."""
 import numpy as np
 
 
 def delassus_matrix(indptr, indices, blocks, comm, n_global=None):
-    """PETSc Mat of block rows given as block CSR (indptr from 0, global column indices)."""
+    """PETSc Mat of block rows given as block CSR (indptr from 0, global column indices) on
+    PETSc communicator `comm`; n_global: the block rows over all ranks (PETSc sums them when
+    None)."""
     from ..petsc import PETSc
 
     n_local = len(indptr) - 1
-    if n_global is None:
-        n_global = comm.tompi4py().allreduce(n_local) if comm.getSize() > 1 else n_local
-    W = PETSc.Mat().createBAIJ(size=((3 * n_local, 3 * n_global), (3 * n_local, 3 * n_global)),
+    size = PETSc.DECIDE if n_global is None else 3 * n_global
+    W = PETSc.Mat().createBAIJ(size=((3 * n_local, size), (3 * n_local, size)),
                                bsize=3, comm=comm,
                                csr=(np.asarray(indptr, PETSc.IntType),
                                     np.asarray(indices, PETSc.IntType),
@@ -29,29 +32,22 @@ def pairs_sharing(key):
     return p1, p2
 
 
-def row_slice(indptr, indices, blocks, first, last):
-    """The block rows [first, last) of a block-CSR matrix, re-based for delassus_matrix."""
-    k0, k1 = indptr[first], indptr[last]
-    return indptr[first:last + 1] - k0, indices[k0:k1], blocks[k0:k1]
-
-
 def distributed_delassus(ld, domain, held):
     """W over all ranks as one PETSc BAIJ matrix: rows of the contacts each rank owns.
 
-    Contacts are numbered globally by rank (an exclusive scan of the counts), then locally in
-    key order. Every incidence (contact, body) goes to the owner of its body, which forms the
-    blocks H_e1 M^-1 H_e2^T of all pairs of incidences at the body, whichever ranks own the
-    two contacts, and adds them with MatSetValuesBlocked; PETSc sends the rows it does not own
-    to their owners at assembly. Returns (W, first global contact index of this rank).
+    ld: the step's local dynamics (its contacts, incidences con/inc_body, blocks H and
+    K = M^-1 H^T); held: the bodies this rank holds. Contacts are numbered globally by rank
+    (an exclusive scan of the counts), then locally in key order. Every incidence goes to
+    the owner of its body, which forms the blocks H_e1 M^-1 H_e2^T of all pairs of
+    incidences at the body, whichever ranks own the two contacts, and adds them with
+    MatSetValuesBlocked; PETSc sends the rows it does not own to their owners at assembly.
+    Returns (W, first global contact index of this rank).
     """
-    from mpi4py import MPI
-
     from ..petsc import PETSc
 
     comm = domain.comm
     n = ld.n
-    first = comm.mpi.exscan(n, op=MPI.SUM) or 0
-    n_global = comm.sum(n)
+    first, n_global = comm.offset(n)
     owner = domain.body_owner(held)
     inc = {"gid": held.gid[ld.inc_body], "row": first + ld.con,
            "H": ld.H.reshape(-1, 18), "K": ld.K.reshape(-1, 18)}

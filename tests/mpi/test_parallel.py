@@ -5,11 +5,17 @@ import pytest
 from mpi4py import MPI
 
 import parsolve as ps
-from parsolve.assembly.petsc_delassus import delassus_matrix, row_slice
+from parsolve.parallel.operators import delassus_matrix
 from parsolve.errors import CollectiveError, InputError, ParsolveError
 from parsolve.parallel import Comm
 
 pytestmark = pytest.mark.mpi(min_size=2)
+
+
+def row_slice(indptr, indices, blocks, first, last):
+    """The block rows [first, last) of a block-CSR matrix, re-based for delassus_matrix."""
+    k0, k1 = indptr[first], indptr[last]
+    return indptr[first:last + 1] - k0, indices[k0:k1], blocks[k0:k1]
 
 
 def test_an_error_on_one_rank_is_raised_on_every_rank():

@@ -1,0 +1,378 @@
+"""The run: steps to a simulated time with frames, sensors, checkpoints, a STOP file, signals,
+progress lines and the summary (PyClaw's Controller around its Solver).
+
+Options arrive as arguments. `parsolve run --output/--restart/--checkpoint-*/--fclib-*` give
+Overrides, which take precedence over what the script asks for: the command line sets
+COMMAND_LINE before it runs the script, and a Simulation made without `overrides=` uses it.
+"""
+import contextlib
+import dataclasses
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+
+from . import faults
+from .errors import CollectiveError, InputError, everywhere
+from .io.checkpoint import CheckpointPolicy
+from .io.results import ResultsWriter, history_names, parts_dir
+from .model.checks import finite, positive
+from .report import Tally, format_summary, summarise
+from .stepper import Stepper, empty_contacts
+
+EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
+GUARD_LINES = 10     # physics-guard warnings printed in a run (all are counted)
+UNCONVERGED_LINES = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class Overrides:
+    """Run options given on the command line; each one that is not None replaces the
+    script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py)."""
+    output: str = None
+    restart: str = None
+    checkpoint_every: int = None
+    checkpoint_seconds: float = None
+    checkpoint_keep: int = None
+    checkpoint_dir: str = None
+    fclib_step: int = None
+    fclib_out: str = None
+
+    def over(self, name, value):
+        mine = getattr(self, name)
+        return value if mine is None else mine
+
+
+COMMAND_LINE = Overrides()          # `parsolve run` replaces it before it runs the script
+
+_CAUGHT = {"signal": 0}
+
+
+def _on_signal(signum, frame):
+    _CAUGHT["signal"] = signum
+
+
+def catch_stop_signals():
+    """SIGTERM and SIGUSR1 (SLURM's --signal) only set a flag from now on; the run loop reads
+    it collectively after each step, so that every rank stops at the same step. Returns the
+    previous handlers. `parsolve run` calls it before the script, so that a signal during the
+    set-up is not fatal either."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGUSR1):
+            previous[sig] = signal.signal(sig, _on_signal)
+    return previous
+
+
+@contextlib.contextmanager
+def _signals_caught():
+    previous = catch_stop_signals()
+    try:
+        yield _CAUGHT
+    finally:
+        for sig, h in previous.items():
+            signal.signal(sig, h)
+
+
+def run(model, duration, step, **options):
+    """Run `model` for `duration` simulated seconds with time step `step` (Model.run's
+    entry point); `options` are Simulation's. Returns the run summary."""
+    return Simulation(model, step=step, **options).run(duration)
+
+
+class Simulation(Stepper):
+    """A run of `model` with time step `step`: a Stepper and the loop around its steps.
+
+    solver: a GaussSeidel (default tol 1e-8, 1000 sweeps); output: results file path (none:
+    no file); frames: simulated seconds between frames (default: first and last only);
+    progress: wall seconds between progress lines on rank 0 (0 disables); stop_file: a file
+    whose appearance ends the run cleanly after the current step; verify_every: every so many
+    steps with contacts (first included), the step's residual is recomputed from U = W R + B
+    with W assembled as a PETSc matrix (0: never); balance_tolerance / balance: repartition
+    when max/avg of the load per rank exceeds the tolerance; the load is "time" (default:
+    each body's cost units, 1 + its contacts, scaled by its rank's measured seconds per
+    unit), "contacts" (the units alone) or "bodies"; checkpoint_every (steps) /
+    checkpoint_seconds (wall clock) / checkpoint_keep / checkpoint_dir (default
+    "checkpoints"): the checkpoint policy (a checkpoint is also written when a STOP file or
+    SIGTERM/SIGUSR1 ends the run); restart: a checkpoint to continue from, or "auto" for the
+    newest in checkpoint_dir if any. flush_seconds: wall seconds between closings of the
+    results' segments (besides every checkpoint and the end): what a crash can lose at most
+    (io/results.py). guards ("warn", "error" or "off"), max_overlap, max_travel: the physics
+    guards (guards.py): contacts deeper than max_overlap times the smaller radius, bodies
+    moving more than max_travel times their radius in a step. overrides: Overrides that take
+    precedence over these arguments (default: COMMAND_LINE, those of `parsolve run`).
+    """
+
+    def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
+                 comm=None, stop_file="STOP", verify_every=100, quiet=False,
+                 balance_tolerance=1.1, checkpoint_every=None, checkpoint_seconds=None,
+                 checkpoint_keep=3, checkpoint_dir=None, restart=None, balance="time",
+                 flush_seconds=300.0, guards="warn", max_overlap=0.2, max_travel=0.5,
+                 overrides=None):
+        o = COMMAND_LINE if overrides is None else overrides
+        self.output = o.over("output", output)
+        self.frame_interval = None if frames is None else float(positive("frames", frames))
+        self.progress = float(progress)
+        self.stop_file = stop_file
+        self.restart = o.over("restart", restart)
+        self.checkpoints = CheckpointPolicy(
+            directory=o.over("checkpoint_dir", checkpoint_dir) or "checkpoints",
+            every=o.over("checkpoint_every", checkpoint_every),
+            seconds=o.over("checkpoint_seconds", checkpoint_seconds),
+            keep=o.over("checkpoint_keep", checkpoint_keep))
+        self.quiet = quiet
+        self.restarted_from = self._restart_output = None
+        self.flush_seconds = float(positive("flush_seconds", flush_seconds))
+        super().__init__(model, step, solver, comm, verify_every, balance_tolerance, balance,
+                         guards, max_overlap, max_travel)
+        if o.fclib_step is not None:
+            from .io.fclib import export_step
+
+            with self.comm.collective():
+                export_step(self, o.fclib_out or f"step{o.fclib_step}.fclib.h5", o.fclib_step)
+
+    def _say(self, text):
+        """A line on rank 0 (unless quiet)."""
+        if self.comm.root and not self.quiet:
+            print(f"[parsolve] {text}", flush=True)
+
+    def run(self, duration):
+        """Run to the simulated time `duration` (from the restart point when restarting).
+
+        Ends early, after writing a checkpoint, on a STOP file (returns normally) or on
+        SIGTERM/SIGUSR1 (raises SystemExit(EXIT_SIGNAL) once the files are closed). An error
+        raised on every rank alike (bad state, a guard in error mode) closes the results
+        first, so nothing written is lost."""
+        duration = float(finite("duration", duration))
+        if duration < 0:
+            raise InputError(f"duration must be >= 0, got {duration}")
+        inherited = self._restart(self.restart) if self.restart else None
+        nsteps = max(0, int(round(duration / self.h)) - self.step_count)
+        writer = None
+        with self.comm.collective():
+            if self.output:
+                writer = ResultsWriter(
+                    self._output_path(), self.comm, self.model, self.owned, self.h,
+                    parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
+                    names=history_names(getattr(self.solver, "event_names", ())))
+        sensors = self._sensors_ready() if writer is not None else []
+        if writer is not None and writer.missing:
+            self._say(f"warning: results parts {', '.join(writer.missing)} of the earlier "
+                      "legs are gone: the history has a gap before this leg")
+        try:
+            with _signals_caught() as caught:
+                return self._loop(nsteps, writer, caught, sensors)
+        except BaseException as exc:
+            if writer is not None and getattr(exc, "collective", False):
+                writer.close()                   # every rank is here: close collectively
+            raise
+
+    def _loop(self, nsteps, writer, caught, sensors):
+        start = time.perf_counter()
+        progress = [start, 0]                         # time and step of the last line
+        next_frame = self.time
+        if writer is not None:
+            writer.frame(self.step_count, self.time, self.owned,
+                         self.contacts if self.contacts is not None else empty_contacts())
+            if self.frame_interval:
+                next_frame = self.time + self.frame_interval
+            if self.step_count == 0:                  # a restart's first sample is its leg's
+                self._sample(sensors, writer)
+        tally = Tally()
+        last_flush = time.time()
+        row, stopped_by, checkpoint_path = None, "", ""
+        for k in range(nsteps):
+            row = self.step()
+            t_out = time.perf_counter()
+            faults.point("output", self.step_count, self.comm.rank)
+            if not np.isfinite(row["kinetic_energy"]):       # a reduced sum: equal everywhere
+                raise everywhere(InputError(f"step {self.step_count}: the state became NaN "
+                                            "or infinite"))
+            signal_no, stop_file, ckpt_time, flush_time, guard = self._poll(caught, last_flush)
+            if guard:
+                self._report_guards(tally)
+            last = k == nsteps - 1
+            stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
+            if writer is not None:
+                if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
+                                            last or stopped_by):
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                    next_frame += self.frame_interval
+                elif not self.frame_interval and (last or stopped_by):
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+            checkpoint = stopped_by or ckpt_time or self.checkpoints.due_by_step(self.step_count)
+            row["t_output"] = time.perf_counter() - t_out
+            self.phase["output"] += row["t_output"]
+            self.history.append(row)
+            self._count(tally, row)
+            if writer is not None:
+                writer.record(row)
+                self._sample(sensors, writer)
+                if checkpoint or flush_time:          # the history so far survives a crash
+                    parts = writer.close_segment()
+                    last_flush = time.time()
+            if checkpoint:
+                checkpoint_path = self.checkpoints.write(
+                    self, parts if writer is not None else ())
+            self._progress(row, k, nsteps, start, progress)
+            if stopped_by:
+                break
+        summary = summarise(
+            self.comm, tally, row, self.step_count, self.time, time.perf_counter() - start,
+            self.n_bodies, len(self.history), self.solver, self.phase, self.domain, stopped_by,
+            checkpoint_path, self._output_path() if self.output else "")
+        faults.point("close", self.step_count, self.comm.rank)
+        if writer is not None:
+            writer.close(summary)
+        if self.comm.root and not self.quiet:
+            print(format_summary(summary), flush=True)
+        self.summary = summary
+        if stopped_by == "signal":
+            caught["signal"] = 0                      # consumed: a later run starts afresh
+            raise SystemExit(EXIT_SIGNAL)
+        return summary
+
+    def _poll(self, caught, last_flush):
+        """One reduction a step decides every collective branch: (signal, STOP file,
+        checkpoint time, flush time, guard hits); signals and guards from any rank, the STOP
+        file and the wall clocks from rank 0."""
+        root = self.comm.root
+        return self.comm.allreduce_array(
+            np.array([caught["signal"],
+                      root and bool(self.stop_file and os.path.exists(self.stop_file)),
+                      root and self.checkpoints.due_by_time(),
+                      root and time.time() - last_flush >= self.flush_seconds,
+                      self.last["guard"][0]], np.int64), "max")
+
+    def _count(self, tally, row):
+        tally.add(row, self.last, self.owned.n_owned, len(self.contacts))
+        if not row["converged"] and tally.unconverged <= UNCONVERGED_LINES:
+            self._say(f"warning: step {row['step']}: the solver did not converge (residual "
+                      f"{row['residual']:.2e} > tol after {row['iterations']} iterations)"
+                      + ("; further warnings only in the history and summary"
+                         if tally.unconverged == UNCONVERGED_LINES else ""))
+
+    def _progress(self, row, k, nsteps, start, last):
+        """A progress line every `progress` wall seconds: last = [time, step] of the previous."""
+        now = time.perf_counter()
+        if not (self.progress > 0 and now - last[0] >= self.progress):
+            return
+        rate = (now - start) / (k + 1)
+        current = (now - last[0]) / (k + 1 - last[1])
+        last[:] = now, k + 1
+        self._say(f"step {self.step_count}/{self.step_count - k - 1 + nsteps}"
+                  f" t={self.time:.6g} s contacts={row['contacts']} "
+                  f"iterations={row['iterations']} residual={row['residual']:.2e} "
+                  f"{1e3 * current:.2f} ms/step now, {1e3 * rate:.2f} mean, ETA "
+                  f"{rate * (nsteps - k - 1):.0f} s")
+
+    def _report_guards(self, tally):
+        """Gather the guards' reports; rank 0 warns once per pair or body, at most
+        GUARD_LINES lines a run; "error" mode raises on every rank alike."""
+        counts, reports = zip(*self.comm.allgather(self.last["guard"]))
+        tally.guard_events += sum(counts)
+        new = [(key, text) for part in reports for key, text in part
+               if key not in tally.reported]
+        tally.reported.update(key for key, _ in new)
+        if self.guards == "error":
+            raise everywhere(InputError(f"step {self.step_count}: unphysical state: "
+                                        + "; ".join(text for _, text in new[:5])))
+        shown = tally.reported_lines
+        for _, text in new[:max(0, GUARD_LINES - shown)]:
+            self._say(f"warning: step {self.step_count}: {text}")
+        tally.reported_lines += len(new)
+        if shown < GUARD_LINES <= tally.reported_lines:
+            self._say("warning: further physics-guard warnings are only counted in the run "
+                      "summary")
+
+    # -- sensors -----------------------------------------------------------------------------
+    def _sensors_ready(self):
+        """The model's sensors, checked collectively (obstacles by name, bodies exist)."""
+        sensors = self.model.sensors
+        with self.comm.collective():
+            for s in sensors:
+                s.resolve(self.model.obstacles.names)
+        for s in sensors:
+            if s.bodies is not None:
+                n = self.owned.n_owned
+                found = self.comm.sum(int(np.isin(self.owned.gid[:n], s.bodies).sum()))
+                if found != len(s.bodies):
+                    raise everywhere(InputError(f"sensor {s.name!r}: {len(s.bodies) - found} "
+                                                "of its bodies are not in the model"))
+        self._sensor_started = set()
+        return sensors
+
+    def _sample(self, sensors, writer):
+        """Every sensor due at this step: this rank's rows, gathered on rank 0, written."""
+        du = self.last["du"]
+        if du is None or len(du) != self.owned.n_owned:
+            du = np.zeros((self.owned.n_owned, 6))
+        contacts = self.contacts if self.contacts is not None else empty_contacts()
+        for s in sensors:
+            if self.step_count % s.every:
+                continue
+            rows = self.comm.gather_rows(s.local_rows(self.owned, du, contacts, self.h))
+            sample = None
+            with self.comm.collective():              # a user's callable may fail on rank 0
+                if self.comm.root:
+                    sample = s.finish(rows, self.time)
+            group = f"sensors/{s.name}"
+            if s.name not in self._sensor_started:    # the shapes are known from one sample
+                shapes = self.comm.bcast({q: v.shape for q, v in sample.items()}
+                                         if self.comm.root else None)
+                writer.add_series(group, s.columns({q: np.zeros(v) for q, v in shapes.items()}),
+                                  s.attrs())
+                self._sensor_started.add(s.name)
+            writer.record(dict(step=self.step_count, time=self.time, **(sample or {})), group)
+
+    # -- restarts ----------------------------------------------------------------------------
+    def _restart(self, path):
+        """Continue from checkpoint `path` (or the newest, for "auto"); returns the results
+        segments that hold the history up to it, or None for a fresh start."""
+        from .io import checkpoint
+
+        candidates = [path]
+        if path == "auto":                       # the newest intact one: a damaged file
+            candidates = checkpoint.existing(self.checkpoints.directory,   # does not end a
+                                             self.checkpoints.name)[::-1]  # job chain
+            if not candidates:                   # nothing to continue from: a fresh start
+                self._say(f"--restart auto: no checkpoint in {self.checkpoints.directory}/, "
+                          "starting afresh")
+                return None
+        for k, path in enumerate(candidates):
+            try:
+                bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
+                                                                   self.model.fingerprint())
+                break
+            except (checkpoint.CorruptCheckpoint, CollectiveError) as exc:
+                # read's errors are collective: the ranks that found the damage raise
+                # CorruptCheckpoint, the others a CollectiveError; a checkpoint of another
+                # model (a FileFormatError everywhere alike) is never skipped
+                if k == len(candidates) - 1:
+                    raise
+                self._say(f"warning: --restart auto: skipping a damaged checkpoint: {exc}")
+        old_h = float(attrs["step_size"])
+        if old_h != self.h:
+            # reactions are impulses over a step: the warm start scales with the step, and
+            # the step count restarts from the checkpoint's time on the new step
+            contacts["R"] = contacts["R"] * (self.h / old_h)
+            self._say(f"warning: {path} was written with step {old_h:g} s, this run uses "
+                      f"{self.h:g} s: continuing with the new step (the warm start scaled; "
+                      "the trajectory is no longer the one of either step)")
+            step = int(round(t / self.h))
+        self.restore(bodies, contacts, step, t, attrs.get("energy"))
+        self.restarted_from = path
+        self._say(f"restarting from {path} at step {step}, t = {t:.6g} s")
+        return attrs["results_parts"]
+
+    def _output_path(self):
+        """The results file; a restarted run writes NAME.restart-STEP.h5 so that the results
+        of the run it continues are kept."""
+        if not self.restarted_from:
+            return self.output
+        if self._restart_output is None:
+            stem, ext = os.path.splitext(self.output)
+            self._restart_output = f"{stem}.restart-{self.step_count:09d}{ext or '.h5'}"
+        return self._restart_output

@@ -1,0 +1,268 @@
+"""The time stepper: Moreau-Jean's Contact Dynamics step, as data flowing through the stages.
+
+  1. half step            dynamics.half_step                 q(t+h/2) = q(t) + h/2 u(t)
+  2. detect               contact.detect                     contacts at q(t+h/2), warm start
+  3. assemble             assembly.LocalDynamics             H, W = H M^-1 H^T, B
+  4. solve                solvers.*                          C(B + W R, R) = 0
+  5. update               dynamics.apply_velocity_change, half_step  u(t+h), q(t+h)
+Every rank runs the same code on the bodies it holds; the parallel layer (parallel.Domain)
+migrates bodies to their owners and makes ghosts before the step, keeps the contacts whose
+point lies in this rank's subdomain, and hands the solver its exchange and sum functions. The
+Gauss-Seidel order is the cell-parity colouring (parallel.colouring), the same for any number
+of ranks, so the trajectory does not depend on it. The run around the steps (frames, files,
+checkpoints, signals) is run.py's; the summary is report.py's.
+"""
+import time
+
+import numpy as np
+
+from . import dynamics, faults, guards
+from .assembly import LocalDynamics
+from .contact import detect
+from .errors import InputError
+from .model.checks import positive
+from .parallel import Comm
+from .parallel.colouring import cells_of, colours_of, sweep_order
+from .parallel.domain import Domain
+from .parallel.operators import distributed_delassus
+from .solvers import GaussSeidel
+from . import laws
+from .solvers.residual import residual_from_parts
+
+PHASES = ("integrate", "detect", "assemble", "solve", "update", "output", "migrate",
+          "communication")
+GUARDS = ("warn", "error", "off")
+
+
+def empty_contacts():
+    from .interactions import Interactions
+
+    return Interactions.empty()
+
+
+class Stepper:
+    """The state of a run of `model` with time step `step` (owned bodies, the last step's
+    contacts, clock, energy balance) and the step that advances it.
+
+    solver: a GaussSeidel (default tol 1e-8, 1000 sweeps); comm: a parallel.Comm (default:
+    one over MPI_COMM_WORLD); verify_every: every so many steps with contacts (first
+    included), the step's residual is recomputed from U = W R + B with W assembled as a PETSc
+    matrix (0: never); balance_tolerance / balance: the Domain's repartition rule; guards
+    ("warn", "error" or "off"), max_overlap, max_travel: the physics guards (guards.py).
+    local_dynamics_hook(stepper, local_dynamics) and every callable of `observers` are
+    called after each assembly (a test's probe, the FCLIB export).
+    """
+
+    def __init__(self, model, step, solver=None, comm=None, verify_every=100,
+                 balance_tolerance=1.1, balance="time", guards="warn", max_overlap=0.2,
+                 max_travel=0.5):
+        self.model = model
+        self.h = float(positive("step", step))
+        self.solver = solver or GaussSeidel()
+        self.comm = comm if comm is not None else Comm()
+        self.verify_every = int(verify_every)
+        self._verified = 0
+        if guards not in GUARDS:
+            raise InputError(f"guards must be 'warn', 'error' or 'off', got {guards!r}")
+        self.guards = guards
+        self.max_overlap = float(positive("max_overlap", max_overlap))
+        self.max_travel = float(positive("max_travel", max_travel))
+        with self.comm.collective():
+            self._set_up(balance_tolerance, balance)
+        self.n_bodies = self.comm.sum(self.owned.n_owned)
+        self.time = 0.0
+        self.step_count = 0
+        self.contacts = None
+        self.history = []
+        self.phase = dict.fromkeys(PHASES, 0.0)
+        # the energy balance E(0) + W_loads = E(t) + D: E(0) at the start, then cumulative
+        # work of the loads and energy dissipated by the contacts (checkpointed)
+        self.energy = None
+        self.local_dynamics_hook = None
+        self.observers = []
+        # what the last step leaves for the run's report: local-solve outcomes, solver
+        # events, du of the owned bodies, ghost count, guards (count, [(key, text)])
+        self.last = {"local": {}, "events": {}, "du": None, "ghosts": 0, "guard": (0, [])}
+
+    def _set_up(self, balance_tolerance, balance):
+        """The model's bodies on this rank, the contact margin, the cell (at least a body's
+        diameter: broad phase, colouring and partition) and the domain that owns them."""
+        local = self.model.build(self.comm)
+        self.mu_table, self.e_table = self.model.materials.tables()
+        rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
+        rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
+        self.margin = (self.model.contact_margin if self.model.contact_margin is not None
+                       else 1e-6 * rmin)
+        self.cell = 2.0 * rmax + self.margin
+        lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
+                                       np.full(3, np.inf), "min")
+        hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
+                                       np.full(3, -np.inf), "max")
+        axis = int(np.argmax(hi - lo))
+        self.domain = Domain(self.comm, self.cell, axis, balance_tolerance, balance)
+        self.owned = self.domain.setup(local)
+
+    @property
+    def bodies(self):
+        """The bodies this rank owns (BodySet sorted by id)."""
+        return self.owned
+
+    def step(self):
+        """Advance one step; returns its history row (every figure equal on every rank)."""
+        h, dom = self.h, self.domain
+        clock = time.perf_counter
+        t0 = clock()
+        comm0 = dom.seconds
+        rank, step = self.comm.rank, self.step_count + 1
+        faults.point("step", step, rank)
+        if self.energy is None:                       # the balance starts from this state
+            ke, pe = self.energies()
+            self.energy = {"initial": ke + pe, "work_loads": 0.0, "dissipated": 0.0}
+        owned = dom.migrate(self.owned)
+        b = dom.with_ghosts(owned)
+        previous = dom.share_contacts(self.contacts)
+        x0, w0 = b.x[:b.n_owned].copy(), b.w[:b.n_owned].copy()
+        t_mig = clock()
+        dynamics.half_step(b, h, upto=len(b))
+        t1 = clock()
+        faults.point("detect", step, rank)
+        contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
+        contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
+        cells = cells_of(contacts.point, self.cell)
+        order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
+        contacts, cells = contacts.take(order), cells[order]   # stored in sweep order
+        contacts.warm_start(previous)
+        t2 = clock()
+        v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
+        ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm, t=self.time)
+        for hook in (self.local_dynamics_hook, *self.observers):
+            if hook is not None:
+                hook(self, ld)
+        t3 = clock()
+        faults.point("solve", step, rank)
+        # -- the solve: the solver's input and its call ------------------------------------
+        du = np.zeros((len(b), 6))
+        schedule = dom.schedule(b, ld.inc_body, ld.con, colours, cells, du)
+        # a solver with a global operator (Newton) assembles W over the ranks itself
+        operator = ({"domain": dom, "held": b}
+                    if getattr(self.solver, "distributed_operator", False) else {})
+        report = self.solver.solve_coupled(ld, contacts.R, du, schedule, sums=dom.sums,
+                                           **operator)
+        # ------------------------------------------------------------------------------------
+        residual = report.residual
+        petsc_residual = np.nan
+        if self.verify_every and self._verified % self.verify_every == 0:
+            petsc_residual = self._petsc_residual(ld, b, contacts.R)
+        self._verified += 1
+        t4 = clock()
+        faults.point("update", step, rank)
+        dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
+        dynamics.half_step(b, h, upto=len(b))
+        # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
+        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R,
+                                       ld.U_before + ld.velocity_after(b))
+        ld.destroy()
+        self.owned = o = b.take(np.arange(b.n_owned))
+        guard = (0, [])
+        if self.guards != "off":
+            n_deep, deep = guards.deep_overlaps(contacts, b, self.max_overlap,
+                                                self.model.obstacles.names)
+            n_fast, fast = guards.fast_bodies(o.gid, o.x - x0, o.radius, self.max_travel, h)
+            guard = (n_deep + n_fast, deep + fast)
+        t5 = clock()
+        self.contacts = contacts
+        self.time = (self.step_count + 1) * h
+        self.step_count += 1
+        comm_time = dom.seconds - comm0
+        # the load of the next balance check: work without waits, units 1 + contacts per body
+        units = 1.0 + np.bincount(ld.inc_body, minlength=len(b))[:b.n_owned]
+        dom.record_work((t5 - t0) - comm_time, units)
+        for name, dt in zip(PHASES, (t1 - t_mig, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+            self.phase[name] += dt
+        self.phase["migrate"] += t_mig - t0
+        self.phase["communication"] += comm_time
+        load_work = (np.einsum("ni,ni->n", o.force, o.x - x0)        # constant loads' work
+                     + 0.5 * h * np.einsum("ni,ni->n", o.torque, w0 + o.w))
+        ke, pe, work, dissipated = self.energies(load_work, -contact_work)
+        e = self.energy
+        e["work_loads"] += work
+        e["dissipated"] += dissipated
+        self.last = {"local": report.local, "events": report.events, "du": du[:b.n_owned],
+                     "ghosts": len(b) - b.n_owned, "guard": guard}
+        return {"step": self.step_count, "time": self.time,
+                "contacts": self.comm.sum(len(contacts)),
+                "iterations": report.iterations, "residual": residual,
+                "newton_iterations": getattr(report, "newton_iterations", 0),
+                "ksp_iterations": getattr(report, "ksp_iterations", 0),
+                **{f"event_{k}": int(v) for k, v in report.events.items()},
+                "converged": int(report.converged), "kinetic_energy": ke,
+                "petsc_residual": petsc_residual,
+                "potential_energy": pe, "work_loads": e["work_loads"],
+                "dissipated": e["dissipated"],
+                "energy_error": e["initial"] + e["work_loads"] - ke - pe - e["dissipated"],
+                "t_integrate": t1 - t_mig + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
+                "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
+                "t_migrate": t_mig - t0, "t_communication": comm_time}
+
+    # -- state for checkpoints ---------------------------------------------------------------
+    def snapshot(self):
+        """What this rank must save for the run to continue exactly: its owned bodies (every
+        BodySet field), the contacts it owns (keys, points, reactions: the warm start) and the
+        clock. Arrays are local; rows are identified by body ids and contact keys. The columns
+        are the tables' PERSISTENT ones."""
+        o = self.owned
+        c = self.contacts if self.contacts is not None else empty_contacts()
+        return {"bodies": {f: a[:o.n_owned].copy() for f, a in o.columns(o.PERSISTENT).items()},
+                "contacts": {f: a.copy() for f, a in c.columns(c.PERSISTENT).items()},
+                "step": self.step_count, "time": self.time, "energy": dict(self.energy or {})}
+
+    def restore(self, bodies, contacts, step, time, energy=None):
+        """Continue from a snapshot read on any number of ranks: `bodies` (dict of BodySet
+        fields) and `contacts` (Interactions' persistent columns) are any slice of the saved
+        rows on this rank; the domain sends bodies to their owners and the contacts follow at
+        the next step."""
+        from .interactions import Interactions
+        from .model.bodies import BodySet
+
+        with self.comm.collective():
+            local = BodySet(len(bodies["gid"]), **bodies)
+            self.owned = self.domain.setup(local)
+            n = self.comm.sum(self.owned.n_owned)
+            if n != self.n_bodies:
+                raise InputError(f"restart: {n} bodies saved, the model has {self.n_bodies}")
+        self.contacts = self.domain.scatter_contacts(Interactions(**contacts))
+        self.step_count, self.time = int(step), float(time)
+        self.energy = dict(energy) if energy else None
+
+    # -- reduced figures ---------------------------------------------------------------------
+    def energies(self, *signed):
+        """(kinetic, potential) energy of all bodies, then the sum of each array of `signed`
+        (per-body or per-contact terms of this rank), all summed independently of the ranks
+        in one reduction (exact sums take non-negative columns: a signed term is split)."""
+        o = self.owned
+        pot = -o.mass * (o.x @ self.model.gravity)
+        columns = [o.kinetic_energy(), pot] + list(signed)
+        rows = max(len(c) for c in columns)
+        table = np.zeros((rows, 2 * len(columns)))
+        for k, c in enumerate(columns):
+            table[:len(c), 2 * k], table[:len(c), 2 * k + 1] = np.maximum(c, 0), np.maximum(-c, 0)
+        sums = self.domain.sums(table)
+        return tuple(float(sums[2 * k] - sums[2 * k + 1]) for k in range(len(columns)))
+
+    def _petsc_residual(self, ld, held, R):
+        """The step's residual from U = W R + B with W assembled as one PETSc matrix over all
+        ranks from the incidences (parallel.operators): an independent check of the
+        body-coupled form the sweeps use. Kept in the history as petsc_residual."""
+        W, _ = distributed_delassus(ld, self.domain, held)
+        x, y = W.createVecs()
+        x.setArray(R.reshape(-1))
+        W.mult(x, y)
+        U = y.getArray().reshape(-1, 3) + ld.B
+        parts = np.stack([
+            np.sum(laws.residual_vector(ld.kind, ld.param, R, U) ** 2, axis=1),
+            np.sum(ld.B ** 2, axis=1),
+            np.sum(R ** 2, axis=1), np.sum(U ** 2, axis=1)], axis=1)
+        out = residual_from_parts(self.domain.sums(parts))
+        for obj in (x, y, W):
+            obj.destroy()
+        return out
