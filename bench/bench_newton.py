@@ -27,6 +27,7 @@ import fclib_problems  # noqa: E402
 import numpy as np  # noqa: E402
 
 from parsolve.io import fclib  # noqa: E402
+from parsolve.solvers import Problem  # noqa: E402
 from parsolve.solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
 
 TOLERANCES = (1e-8, 1e-10)
@@ -37,8 +38,8 @@ def parsolve_newton(problem, tol, max_iter, solver=SemismoothNewton):
     (iterations, seconds, residual, converged, KSP its, failure)."""
     R = np.zeros((len(problem.q), 3))
     t0 = time.perf_counter()
-    rep = solver(tol=tol, max_iter=max_iter).solve(
-        problem.indptr, problem.indices, problem.blocks, problem.diag, problem.q, problem.mu, R)
+    rep = solver(tol=tol, max_iter=max_iter).solve(Problem.coulomb(
+        problem.indptr, problem.indices, problem.blocks, problem.diag, problem.q, problem.mu), R)
     return (rep.iterations, time.perf_counter() - t0, rep.residual, rep.converged,
             rep.ksp_iterations, "")
 

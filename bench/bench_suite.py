@@ -40,6 +40,7 @@ def worker(path, solver, tol):
 
     from parsolve.io import fclib
     from parsolve.solvers import make_solver
+    from parsolve.solvers import Problem
     from parsolve.solvers.residual import residual_from_velocity
 
     problem = fclib.read(path)
@@ -47,8 +48,8 @@ def worker(path, solver, tol):
     s = make_solver(name, tol=tol, **options)
     R = np.zeros((problem.n, 3))
     t0 = time.perf_counter()
-    rep = s.solve(problem.indptr, problem.indices, problem.blocks, problem.diag,
-                  np.ascontiguousarray(problem.q), problem.mu, R)
+    rep = s.solve(Problem.coulomb(problem.indptr, problem.indices, problem.blocks, problem.diag,
+                                  problem.q, problem.mu), R)
     seconds = time.perf_counter() - t0
     res = residual_from_velocity(R, problem.matvec(R) + problem.q, problem.q, problem.mu)
     print(json.dumps({"iterations": int(rep.iterations), "seconds": seconds, "residual": res,

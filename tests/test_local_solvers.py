@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from parsolve import InputError
-from parsolve.solvers import GaussSeidel, kernels
+from parsolve.solvers import GaussSeidel, Problem, kernels
 from parsolve.laws import coulomb_local as ref
 from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
 
@@ -170,8 +170,8 @@ def test_gauss_seidel_reaches_the_same_solution_with_each_local_solver():
     sols = {}
     for m in ("auto", "quartic", "newton", "projection"):
         R = np.zeros_like(B)
-        rep = GaussSeidel(tol=1e-11, max_iter=5000, local=m).solve(indptr, indices, blocks,
-                                                                   diag, B, mu, R)
+        rep = GaussSeidel(tol=1e-11, max_iter=5000, local=m).solve(
+            Problem.coulomb(indptr, indices, blocks, diag, B, mu), R)
         assert rep.converged, (m, rep.residual)
         sols[m] = R
         assert sum(rep.local.values()) == rep.iterations * len(B)

@@ -14,7 +14,7 @@ import parsolve as ps
 from parsolve.errors import InputError
 from parsolve.parallel.reduce import exact_sums
 from parsolve.simulation import Simulation
-from parsolve.solvers import kernels, make_solver, newton
+from parsolve.solvers import Problem, kernels, make_solver, newton
 from parsolve.laws import coulomb
 from parsolve.solvers import twins as ref
 from parsolve.solvers.newton import Hybrid, SemismoothNewton
@@ -57,7 +57,8 @@ def sphere_column(n=30, mu=0.8, r=0.05):
 def solve(solver, ld, R=None):
     R = np.zeros((ld.n, 3)) if R is None else R
     t0 = time.perf_counter()
-    report = solver.solve(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.mu, R)
+    report = solver.solve(Problem.coulomb(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B,
+                                          ld.mu), R)
     return R, report, time.perf_counter() - t0
 
 
@@ -223,15 +224,15 @@ def test_the_proximal_weight_is_capped(monkeypatch):
     inf * 0 could enter J); there, Gauss-Seidel sweeps replace each step, counted."""
     indptr, indices, blocks, diag, q, mu = block_problem(n=12)
     alphas = []
-    assemble = newton._Problem.assemble_jacobian
-    monkeypatch.setattr(newton._Problem, "assemble_jacobian",
+    assemble = newton._Workspace.assemble_jacobian
+    monkeypatch.setattr(newton._Workspace, "assemble_jacobian",
                         lambda self, A, B, alpha: (alphas.append((alpha / self.scale).max()),
                                                    assemble(self, A, B, alpha)))
     monkeypatch.setattr(SemismoothNewton, "_search", lambda *args: None)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rep = SemismoothNewton(tol=1e-300, max_iter=20).solve(indptr, indices, blocks, diag, q,
-                                                              mu, np.zeros_like(q))
+        rep = SemismoothNewton(tol=1e-300, max_iter=20).solve(
+            Problem.coulomb(indptr, indices, blocks, diag, q, mu), np.zeros_like(q))
     assert rep.iterations == 20
     assert max(alphas) == pytest.approx(newton.SIGMA_MAX, rel=1e-12)
     raised = sum(1 for a, b in zip(alphas, alphas[1:]) if b > a)

@@ -5,6 +5,7 @@ make_solver(name, **options) builds one by its command-line name: "gs" (Gauss-Se
 stalls). Model scripts may build the classes directly.
 """
 from .gauss_seidel import GaussSeidel, SolveReport
+from .problem import Problem
 
 SOLVER_NAMES = ("gs", "newton", "hybrid")
 
@@ -22,4 +23,4 @@ def make_solver(name, **options):
     raise InputError(f"unknown solver {name!r}: choose one of {', '.join(SOLVER_NAMES)}")
 
 
-__all__ = ["GaussSeidel", "SolveReport", "make_solver", "SOLVER_NAMES"]
+__all__ = ["GaussSeidel", "Problem", "SolveReport", "make_solver", "SOLVER_NAMES"]

@@ -12,10 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import kernels
-from ..parallel.colouring import ColourSchedule
-from ..parallel.reduce import exact_sums
 from ..laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
-from .residual import coulomb_rows, residual_from_parts
 
 NCODES = len(CODE_NAMES)
 
@@ -28,6 +25,10 @@ class SolveReport:
     converged: bool = True
     seconds: float = 0.0
     local: dict = field(default_factory=dict)   # local-solver outcome -> count (this rank's)
+    newton_iterations: int = 0                  # Newton steps (Newton, Hybrid)
+    ksp_iterations: int = 0                     # Krylov iterations of its linear solves
+    fallbacks: int = 0                          # Gauss-Seidel fallbacks of Newton
+    stages: list = field(default_factory=list)  # Hybrid: ("gs", sweeps), ("newton", steps, ksp)
     # solver events (e.g. a linear-solve fallback) -> count over the whole solve, equal on
     # every rank by construction; the run sums them over steps, prints them in its summary
     # and writes one history column per name the solver lists in its `event_names`
@@ -64,48 +65,13 @@ class GaussSeidel:
         self.tol, self.max_iter, self.omega = float(tol), int(max_iter), float(omega)
         self.sweeps = None if sweeps is None else int(sweeps)
 
-    def solve(self, indptr, indices, blocks, diag, B, mu, R, order=None):
-        """Solve in place for R (n, 3), warm-started from its content, with W given as block
-        CSR rows (FCLIB problems, any W; serial). Returns a SolveReport."""
-        U = np.empty((len(B), 3))
-        args = (indptr, indices, blocks)
-        kind, param = coulomb_rows(mu)
-        order = np.arange(len(B), dtype=np.int64) if order is None else order
-        return self._iterate(
-            lambda counts: kernels.gauss_seidel_sweep(*args, diag, B, kind, param, R, order,
-                                                      self.omega,
-                                                      counts, self.method),
-            lambda: kernels.delassus_residual(*args, B, kind, param, R, U)[0])
-
-    def solve_coupled(self, ld, R, du, schedule=None, sums=None):
-        """Solve in place for R with W applied through the bodies: U = B + H du, du = M^-1 H^T R
-        (ld is a LocalDynamics; du (bodies, 6) starts at zero and ends consistent with R).
-
-        schedule: a ColourSchedule, the order of the contacts in a sweep (colours whose
-        contacts share no body) and the exchanges that give every copy of a body its new du
-        (the parallel layer's; none in serial). sums(parts) adds per-contact squares (n, 4)
-        over all ranks independently of the partition. With the same colours, 1 and P ranks
-        produce the same iterates bit for bit.
-        """
-        n = ld.n
-        schedule = schedule or ColourSchedule.single(n)
-        sums = sums or exact_sums
-        U = np.empty((n, 3))
-        parts = np.empty((n, 4))
-        inc = (ld.inc_ptr, ld.inc_body)
-        schedule.visit(lambda order: kernels.body_apply(*inc, ld.K, R, du, order))  # warm start
-
-        def sweep(counts):
-            schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
-                *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.kind, ld.param, R, du, order, self.omega,
-                counts,
-                self.method))
-
-        def residual():
-            kernels.body_residual(*inc, ld.H, ld.B, ld.kind, ld.param, R, du, U, parts)
-            return residual_from_parts(sums(parts))
-
-        return self._iterate(sweep, residual)
+    def solve(self, problem, R):
+        """Solve `problem` (a Problem) in place for R (n, 3), warm-started from its content.
+        Through the bodies, du starts consistent with R (sync) and ends so; with the same
+        colours, 1 and P ranks produce the same iterates bit for bit. Returns a SolveReport."""
+        problem.sync(R)
+        return self._iterate(lambda counts: problem.sweep(R, counts, self.omega, self.method),
+                             lambda: problem.residual(R))
 
     def _iterate(self, sweep, residual):
         """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps.

@@ -52,12 +52,10 @@ import time
 import numpy as np
 
 from ..errors import InputError
-from ..parallel.colouring import ColourSchedule
-from ..parallel.reduce import exact_sums
 from . import kernels
 from .gauss_seidel import GaussSeidel, SolveReport
 from .gauss_seidel import CODE_NAMES, NCODES
-from .residual import coulomb_rows, residual_from_parts
+from .residual import residual_from_parts
 
 _GAMMA, _ETA_MAX, _ETA_MIN = 0.9, 0.1, 1e-12          # Eisenstat-Walker, choice 2
 _SIGMA, _MIN_STEP = 1e-4, 2.0 ** -12                   # Armijo line search
@@ -76,31 +74,25 @@ NEWTON_EVENTS = ("ksp_failed", "ksp_capped", "lu_fallback", "gmres_fallback", "g
                  "lu_factorisations", "proximal_steps", "sigma_raised")
 
 
-def _block_csr(W):
-    """The local block rows of a BAIJ matrix (bs 3) as (indptr, global block columns,
-    blocks (nnz, 3, 3))."""
-    ai, aj, av = W.getValuesCSR()
-    cnt = np.diff(ai)[0::3] // 3
-    indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
-    prow = np.repeat(np.arange(len(ai) - 1), np.diff(ai))
-    pos = np.arange(len(aj)) - ai[prow]
-    blocks = np.empty((indptr[-1], 3, 3))
-    blocks[indptr[prow // 3] + pos // 3, prow % 3, pos % 3] = av
-    first = (prow % 3 == 0) & (pos % 3 == 0)
-    return indptr, (aj[first] // 3).astype(np.int64), blocks
+class _Workspace:
+    """One Newton solve's data: W's local block rows (global columns) and W as a PETSc Mat,
+    the problem's q, laws and sums, J's storage, and a Gauss-Seidel fallback
+    `sweep(R, k, counts)`."""
 
-
-class _Problem:
-    """One solve's data: W's local block rows (global columns) and W as a PETSc Mat on `comm`,
-    q, mu, the sums over ranks, and a Gauss-Seidel fallback `sweep(R, k, counts)`."""
-
-    def __init__(self, W, indptr, indices, blocks, first, q, kind, param, sums, sweep):
+    def __init__(self, W, indptr, indices, blocks, first, problem):
         from ..petsc import PETSc
 
-        self.W, self.q, self.sums, self.sweep = W, q, sums, sweep
-        self.kind, self.param = kind, param
+        self.W, self.q, self.sums = W, problem.B, problem.sums
+        self.kind, self.param = problem.kind, problem.param
+
+        def sweep(R, k, counts):
+            problem.sync(R)
+            for _ in range(k):
+                problem.sweep(R, counts)
+
+        self.sweep = sweep
         self.indptr, self.indices, self.blocks = indptr, indices, blocks
-        n = len(q)
+        n = len(self.q)
         self.diag = np.flatnonzero(indices == first + np.repeat(np.arange(n), np.diff(indptr)))
         if len(self.diag) != n:
             raise RuntimeError("W lacks a diagonal block")
@@ -264,7 +256,6 @@ class SemismoothNewton:
     """
 
     name = "newton"
-    distributed_operator = True      # solve_coupled wants domain= and held= (Simulation)
     event_names = NEWTON_EVENTS
 
     def __init__(self, tol=1e-10, max_iter=100, linear="auto", ksp_type="gmres",
@@ -301,79 +292,23 @@ class SemismoothNewton:
             return ("lu", "gmres")
         return ("gmres", "lu") if unknowns <= LU_FALLBACK_MAX else ("gmres",)
 
-    # -- the two entry points, as GaussSeidel's ---------------------------------------------
-    def solve(self, indptr, indices, blocks, diag, B, mu, R):
-        """Solve in place for R (n, 3), warm-started from it, with W given as serial block CSR
-        rows (FCLIB problems). Returns a SolveReport (with .ksp_iterations, .fallbacks)."""
-        from ..assembly.petsc_delassus import delassus_matrix
-        from ..petsc import PETSc
-
-        indptr = np.asarray(indptr, np.int64)
-        indices = np.asarray(indices, np.int64)
-        blocks = np.ascontiguousarray(blocks, float).reshape(-1, 3, 3)
-        B = np.ascontiguousarray(B, float)
-        kind, param = coulomb_rows(np.ascontiguousarray(mu, float))
-        order = np.arange(len(B), dtype=np.int64)
-
-        def sweep(R, k, counts):
-            for _ in range(k):
-                kernels.gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R,
-                                           order, 1.0, counts)
-
-        W = delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF)
+    def solve(self, problem, R):
+        """Solve `problem` (a Problem) in place for R (n, 3), warm-started from it. A problem
+        through the bodies ends with du = M^-1 H^T R and the residual as the sweeps state it.
+        Returns a SolveReport."""
+        W, first, (indptr, indices, blocks) = problem.operator()
         try:
-            problem = _Problem(W, indptr, indices, blocks, 0, B, kind, param, exact_sums,
-                               sweep)
+            work = _Workspace(W, indptr, indices, blocks, first, problem)
             try:
-                return self._solve(problem, R)
+                report = self._solve(work, R)
             finally:
-                problem.destroy()
+                work.destroy()
         finally:
             W.destroy()
-
-    def solve_coupled(self, ld, R, du, schedule=None, sums=None, domain=None, held=None):
-        """Solve in place for R with W assembled over all ranks (distributed_delassus) from the
-        LocalDynamics ld; du (bodies, 6) starts at zero and ends M^-1 H^T R, as after
-        GaussSeidel.solve_coupled. Without domain, serial: W from ld's block rows."""
-        from ..assembly.petsc_delassus import distributed_delassus, delassus_matrix
-        from ..petsc import PETSc
-
-        n = ld.n
-        schedule = schedule or ColourSchedule.single(n)
-        sums = sums or (domain.sums if domain is not None else exact_sums)
-        inc = (ld.inc_ptr, ld.inc_body)
-
-        def body_du():                                   # du = M^-1 H^T R, colour by colour
-            du[:] = 0.0
-            schedule.visit(lambda order: kernels.body_apply(*inc, ld.K, R, du, order))
-
-        def sweep(R, k, counts):
-            body_du()
-            for _ in range(k):
-                schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
-                    *inc, ld.H, ld.K, ld.Wdiag, ld.B, ld.kind, ld.param, R, du, order, 1.0,
-                    counts))
-
-        if domain is not None:
-            W, first = distributed_delassus(ld, domain, held)
-            indptr, indices, blocks = _block_csr(W)
-        else:
-            indptr, indices, blocks, _ = ld.rows
-            W, first = delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0
-        try:
-            problem = _Problem(W, indptr, indices, blocks, first, ld.B, ld.kind, ld.param,
-                               sums, sweep)
-            try:
-                report = self._solve(problem, R)
-            finally:
-                problem.destroy()
-        finally:
-            W.destroy()
-        body_du()                      # the residual as the sweeps state it, from the bodies
-        U, parts = np.empty((n, 3)), np.empty((n, 4))
-        kernels.body_residual(*inc, ld.H, ld.B, ld.kind, ld.param, R, du, U, parts)
-        report.residual = residual_from_parts(sums(parts))
-        report.converged = report.residual <= self.tol
+        if problem.restates:           # the residual as the sweeps state it, from the bodies
+            problem.sync(R)
+            report.residual = problem.residual(R)
+            report.converged = report.residual <= self.tol
         return report
 
     # -- Newton ------------------------------------------------------------------------------
@@ -523,7 +458,6 @@ class Hybrid:
     """
 
     name = "hybrid"
-    distributed_operator = True
     event_names = NEWTON_EVENTS + ("newton_stages", "newton_undone")
 
     def __init__(self, tol=1e-10, max_iter=1000, window=10, stall=0.5, newton_iter=200,
@@ -543,22 +477,10 @@ class Hybrid:
         self.tol, self.max_iter = float(tol), int(max_iter)
         self.window, self.stall, self.newton_iter = int(window), float(stall), int(newton_iter)
 
-    def solve(self, indptr, indices, blocks, diag, B, mu, R):
-        """As GaussSeidel.solve (serial block CSR rows, R warm start, in place)."""
-        return self._run(lambda: self.gs.solve(indptr, indices, blocks, diag, B, mu, R),
-                         lambda: self.newton.solve(indptr, indices, blocks, diag, B, mu, R), R)
-
-    def solve_coupled(self, ld, R, du, schedule=None, sums=None, domain=None, held=None):
-        """As SemismoothNewton.solve_coupled; du ends M^-1 H^T R."""
-        def gs():
-            du[:] = 0.0
-            return self.gs.solve_coupled(ld, R, du, schedule, sums=sums)
-
-        def newton():
-            du[:] = 0.0
-            return self.newton.solve_coupled(ld, R, du, schedule, sums, domain, held)
-
-        return self._run(gs, newton, R)
+    def solve(self, problem, R):
+        """As GaussSeidel.solve; a problem through the bodies ends with du = M^-1 H^T R."""
+        return self._run(lambda: self.gs.solve(problem, R),
+                         lambda: self.newton.solve(problem, R), R)
 
     def _run(self, gs, newton, R):
         t0 = time.perf_counter()

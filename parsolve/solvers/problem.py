@@ -1,0 +1,136 @@
+"""What a solver solves: one object for C(U, R) = 0 with U = B + W R, whatever W's form.
+
+A Problem holds the rows' free velocities B and laws (kind, param: parsolve.laws), and W in
+the form its maker has: block CSR rows (a serial problem, e.g. from an FCLIB file) or applied
+through the bodies (U = B + H du, du = M^-1 H^T R, a step's LocalDynamics, over the ranks:
+the colour schedule orders the sweep and exchanges du, `sums` adds per-row squares exactly
+over the ranks). A solver asks it for a sweep, the residual and, for Newton, W as a PETSc
+matrix (`operator`, given by the parallel layer for a distributed step); it never sees the
+decomposition.
+"""
+import numpy as np
+
+from ..parallel.colouring import ColourSchedule
+from ..parallel.reduce import exact_sums
+from . import kernels
+from .residual import coulomb_rows, residual_from_parts
+
+
+class Problem:
+    """Use Problem.rows, Problem.coulomb or Problem.coupled to make one."""
+
+    def __init__(self, B, kind, param, sums=exact_sums):
+        self.B = np.ascontiguousarray(B, float)
+        self.kind = np.ascontiguousarray(kind, np.int8)
+        self.param = np.ascontiguousarray(param, float)
+        self.n = len(self.B)
+        self.sums = sums
+
+    # -- makers ------------------------------------------------------------------------------
+    @classmethod
+    def rows(cls, indptr, indices, blocks, diag, B, kind, param, order=None):
+        """W as serial block CSR rows (row a's blocks blocks[indptr[a]:indptr[a+1]] in the
+        columns indices[...], diag[a] at W_aa); a sweep visits the rows in `order`."""
+        return _Rows(indptr, indices, blocks, diag, B, kind, param, order)
+
+    @classmethod
+    def coulomb(cls, indptr, indices, blocks, diag, B, mu, order=None):
+        """Block CSR rows of contacts of friction mu (FCLIB's frictional contact problems)."""
+        return _Rows(indptr, indices, blocks, diag, B, *coulomb_rows(np.asarray(mu, float)),
+                     order)
+
+    @classmethod
+    def coupled(cls, ld, du, schedule=None, sums=None, operator=None):
+        """W through the bodies of LocalDynamics ld; du (bodies, 6) starts at zero and ends
+        M^-1 H^T R. operator() -> (W as a PETSc Mat over the ranks, this rank's first row):
+        the parallel layer's (parsolve.parallel.operators); default: serial, from ld's rows."""
+        return _Coupled(ld, du, schedule, sums, operator)
+
+
+class _Rows(Problem):
+    restates = False                 # Newton's own residual is the one it reports
+
+    def __init__(self, indptr, indices, blocks, diag, B, kind, param, order):
+        super().__init__(B, kind, param)
+        self.indptr = np.asarray(indptr, np.int64)
+        self.indices = np.asarray(indices, np.int64)
+        self.blocks = np.ascontiguousarray(blocks, float).reshape(-1, 3, 3)
+        self.diag = np.asarray(diag, np.int64)
+        self.order = np.arange(self.n, dtype=np.int64) if order is None else order
+        self._U = np.empty((self.n, 3))
+
+    def sync(self, R):
+        """Nothing to bring up to date: W R is applied from R itself."""
+
+    def sweep(self, R, counts, omega=1.0, method=0):
+        return kernels.gauss_seidel_sweep(self.indptr, self.indices, self.blocks, self.diag,
+                                          self.B, self.kind, self.param, R, self.order,
+                                          omega, counts, method)
+
+    def residual(self, R):
+        return kernels.delassus_residual(self.indptr, self.indices, self.blocks, self.B,
+                                         self.kind, self.param, R, self._U)[0]
+
+    def operator(self):
+        """(W on PETSc's COMM_SELF, first row 0, and W's block rows)."""
+        from ..parallel.operators import delassus_matrix
+        from ..petsc import PETSc
+
+        W = delassus_matrix(self.indptr, self.indices, self.blocks, PETSc.COMM_SELF)
+        return W, 0, (self.indptr, self.indices, self.blocks)
+
+
+class _Coupled(Problem):
+    restates = True                  # the residual from the bodies, as the sweeps state it
+
+    def __init__(self, ld, du, schedule, sums, operator):
+        super().__init__(ld.B, ld.kind, ld.param, sums or exact_sums)
+        self.ld, self.du = ld, du
+        self.schedule = schedule or ColourSchedule.single(ld.n)
+        self._operator = operator
+        self._inc = (ld.inc_ptr, ld.inc_body)
+        self._U, self._parts = np.empty((self.n, 3)), np.empty((self.n, 4))
+
+    def sync(self, R):
+        """du = M^-1 H^T R, colour by colour (the exchanges give every copy of a body its
+        du)."""
+        self.du[:] = 0.0
+        self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
+                                                             order))
+
+    def sweep(self, R, counts, omega=1.0, method=0):
+        ld = self.ld
+        self.schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
+            *self._inc, ld.H, ld.K, ld.Wdiag, self.B, self.kind, self.param, R, self.du, order,
+            omega, counts, method))
+
+    def residual(self, R):
+        kernels.body_residual(*self._inc, self.ld.H, self.B, self.kind, self.param, R, self.du,
+                              self._U, self._parts)
+        return residual_from_parts(self.sums(self._parts))
+
+    def operator(self):
+        """(W as a PETSc Mat, this rank's first row, its block rows with global columns)."""
+        if self._operator is None:
+            from ..parallel.operators import delassus_matrix
+            from ..petsc import PETSc
+
+            indptr, indices, blocks, _ = self.ld.rows
+            return (delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0,
+                    (indptr, indices, blocks))
+        W, first = self._operator()
+        return W, first, block_csr(W)
+
+
+def block_csr(W):
+    """The local block rows of a BAIJ matrix (bs 3) as (indptr, global block columns,
+    blocks (nnz, 3, 3))."""
+    ai, aj, av = W.getValuesCSR()
+    cnt = np.diff(ai)[0::3] // 3
+    indptr = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int64)
+    prow = np.repeat(np.arange(len(ai) - 1), np.diff(ai))
+    pos = np.arange(len(aj)) - ai[prow]
+    blocks = np.empty((indptr[-1], 3, 3))
+    blocks[indptr[prow // 3] + pos // 3, prow % 3, pos % 3] = av
+    first = (prow % 3 == 0) & (pos % 3 == 0)
+    return indptr, (aj[first] // 3).astype(np.int64), blocks
