@@ -25,7 +25,7 @@ from .parallel import Comm
 from .parallel.colouring import cells_of, colours_of, sweep_order
 from .parallel.domain import Domain
 from .parallel.operators import distributed_delassus
-from .solvers import GaussSeidel
+from .solvers import GaussSeidel, Problem
 from . import laws
 from .solvers.residual import residual_from_parts
 
@@ -143,11 +143,10 @@ class Stepper:
         # -- the solve: the solver's input and its call ------------------------------------
         du = np.zeros((len(b), 6))
         schedule = dom.schedule(b, ld.inc_body, ld.con, colours, cells, du)
-        # a solver with a global operator (Newton) assembles W over the ranks itself
-        operator = ({"domain": dom, "held": b}
-                    if getattr(self.solver, "distributed_operator", False) else {})
-        report = self.solver.solve_coupled(ld, contacts.R, du, schedule, sums=dom.sums,
-                                           **operator)
+        # W through the bodies; as one PETSc matrix over the ranks when a solver asks
+        problem = Problem.coupled(ld, du, schedule, sums=dom.sums,
+                                  operator=lambda: distributed_delassus(ld, dom, b))
+        report = self.solver.solve(problem, contacts.R)
         # ------------------------------------------------------------------------------------
         residual = report.residual
         petsc_residual = np.nan
@@ -192,8 +191,8 @@ class Stepper:
         return {"step": self.step_count, "time": self.time,
                 "contacts": self.comm.sum(len(contacts)),
                 "iterations": report.iterations, "residual": residual,
-                "newton_iterations": getattr(report, "newton_iterations", 0),
-                "ksp_iterations": getattr(report, "ksp_iterations", 0),
+                "newton_iterations": report.newton_iterations,
+                "ksp_iterations": report.ksp_iterations,
                 **{f"event_{k}": int(v) for k, v in report.events.items()},
                 "converged": int(report.converged), "kinetic_energy": ke,
                 "petsc_residual": petsc_residual,

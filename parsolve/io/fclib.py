@@ -207,7 +207,7 @@ def write_solution(path, r, u):
 def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0, R=None):
     """Solve `problem` from R (zero by default) with a solver of parsolve.solvers.make_solver;
     returns (R, U, report) with U = W R + q and the report's residual as DESIGN.md section 2."""
-    from ..solvers import make_solver
+    from ..solvers import Problem, make_solver
     from ..solvers.residual import residual_from_velocity
 
     options = {"tol": tol, "max_iter": max_iter}
@@ -217,8 +217,8 @@ def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0
         options["omega"] = omega
     s = make_solver(solver, **options)
     R = np.zeros((problem.n, 3)) if R is None else np.array(R, float)
-    report = s.solve(problem.indptr, problem.indices, problem.blocks, problem.diag,
-                     np.ascontiguousarray(problem.q), problem.mu, R)
+    report = s.solve(Problem.coulomb(problem.indptr, problem.indices, problem.blocks,
+                                     problem.diag, problem.q, problem.mu), R)
     U = problem.matvec(R) + problem.q
     report.residual = residual_from_velocity(R, U, problem.q, problem.mu)
     report.converged = report.residual <= tol

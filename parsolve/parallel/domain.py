@@ -17,8 +17,7 @@ import time
 import numpy as np
 
 from ..contact.broadphase import cell_hash
-from ..contact.contactset import FIELDS as CONTACT_FIELDS
-from ..contact.contactset import ContactSet
+from ..interactions import Interactions
 from ..errors import InputError
 from ..model.bodies import FIELDS as BODY_FIELDS
 from ..model.bodies import BodySet
@@ -201,9 +200,8 @@ class Domain:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
         idx, dest = self.part.holders(contacts.point)
-        got = self.route(idx, dest, {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
-                                     "a": contacts.a}, neighbours=near)
-        return ContactSet(**got)
+        got = self.route(idx, dest, contacts.columns(contacts.PERSISTENT), neighbours=near)
+        return type(contacts)(**got)
 
     def scatter_contacts(self, contacts):
         """Contacts read from a checkpoint (any slice of the saved rows on each rank) sent to
@@ -212,9 +210,8 @@ class Domain:
         if self.comm.size == 1:
             return contacts
         got = self.route(np.arange(len(contacts)), self.part.owner(contacts.point),
-                         {"k1": contacts.k1, "k2": contacts.k2, "R": contacts.R,
-                          "point": contacts.point, "a": contacts.a})
-        return ContactSet(**got)
+                         contacts.columns(contacts.PERSISTENT))
+        return type(contacts)(**got)
 
     def body_owner(self, held):
         """The owner rank of each held body (as at the start of the step)."""
@@ -361,7 +358,7 @@ class Domain:
         owned, ghosts = self._held
         contacts, incidences, exchange = self._step_arrays
         body_row = _row_bytes(BODY_FIELDS) + 6 * 8                # + the row of du
-        contact_row = _row_bytes(CONTACT_FIELDS) + 3 * 8          # + the cell of the point
+        contact_row = Interactions.row_bytes() + 3 * 8          # + the cell of the point
         return {"bodies": owned, "ghosts": ghosts, "contacts": contacts,
                 "body_bytes": owned * body_row, "ghost_bytes": ghosts * body_row,
                 "contact_bytes": contacts * contact_row + incidences * 2 * 8,
