@@ -141,3 +141,32 @@ def test_mixed_rows_meet_each_law_and_both_solvers_agree():
         assert (Rc[:, 0] > 0).any() and (Uc[:, 0] > 1e-6).any()   # some in contact, some open
         sols[name] = R
     np.testing.assert_allclose(sols["gs"], sols["newton"], atol=1e-8 * np.abs(sols["gs"]).max())
+
+
+def test_a_run_on_the_python_twins_follows_the_compiled_run():
+    """PARSOLVE_KERNELS=python swaps every kernel for its twin: the same run, up to round-off
+    (same iterations, same contacts, positions to 1e-12)."""
+    import json
+    import subprocess
+    import sys
+
+    script = ("import json, sys; sys.path.insert(0, 'tests'); import fingerprint as f; "
+              "import numpy as np; from parsolve.solvers import kernels; "
+              "from parsolve.simulation import Simulation; "
+              "make, h, _, solver = f.CASES['spheres_gs']; "
+              "s = Simulation(make(), step=h, solver=solver(), progress=0, quiet=True, "
+              "verify_every=0); rows = [s.step() for _ in range(12)]; "
+              "print(json.dumps({'compiled': kernels.COMPILED, "
+              "'it': [r['iterations'] for r in rows], 'n': [r['contacts'] for r in rows], "
+              "'x': s.owned.x.tolist()}))")
+    out = {}
+    for mode in ("compiled", "python"):
+        env = dict(os.environ, PARSOLVE_KERNELS=mode)
+        p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, p.stderr[-2000:]
+        out[mode] = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["compiled"]["compiled"] and not out["python"]["compiled"]
+    assert out["python"]["n"] == out["compiled"]["n"] and max(out["compiled"]["it"]) > 10
+    assert out["python"]["it"] == out["compiled"]["it"]
+    np.testing.assert_allclose(out["python"]["x"], out["compiled"]["x"], rtol=0, atol=1e-12)
