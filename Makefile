@@ -40,7 +40,7 @@ test-mpi:
 	$(MPIRUN) -n 4 $(PY) -m pytest -q -p no:cacheprovider --with-mpi tests/mpi
 
 demo:
-	$(VENV)/bin/parsolve run jobs/examples/pour.py --output out/pour.h5
+	$(VENV)/bin/parsolve run examples/pour.py --output out/pour.h5
 	$(VENV)/bin/parsolve info out/pour.h5
 
 bench:

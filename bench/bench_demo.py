@@ -1,4 +1,4 @@
-"""Time per step and the phase split of the demo (jobs/examples/pour.py's scene).
+"""Time per step and the phase split of the demo (examples/pour.py's scene).
 
     python bench/bench_demo.py [--spheres 3000] [--duration 0.3]
 
@@ -27,7 +27,7 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "pour.h5")
         subprocess.run([sys.executable, "-m", "parsolve.cli", "run",
-                        os.path.join(ROOT, "jobs/examples/pour.py"), "--output", out, "--",
+                        os.path.join(ROOT, "examples/pour.py"), "--output", out, "--",
                         "--spheres", str(args.spheres), "--duration", str(args.duration)],
                        check=True, cwd=d)
         with h5py.File(out) as f:

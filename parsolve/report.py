@@ -42,9 +42,10 @@ class Tally:
 
 
 def summarise(comm, tally, row, steps, time, wall, bodies, history_steps, solver, phase,
-              domain, stopped_by, checkpoint, output):
+              domain, contact_row, stopped_by, checkpoint, output):
     """The run summary: every figure reduced over the ranks (sums exact, times the maximum),
-    then rank 0's copy on every rank. row: the last history row (None: no step)."""
+    then rank 0's copy on every rank. row: the last history row (None: no step);
+    contact_row: the bytes of one contact row (Domain.memory)."""
     s = {
         "steps": int(steps), "time": time, "wall_seconds": comm.max(wall),
         "bodies": bodies, "ranks": comm.size, "repartitions": domain.repartitions,
@@ -72,7 +73,7 @@ def summarise(comm, tally, row, steps, time, wall, bodies, history_steps, solver
     spread("work_seconds", domain.work_seconds)    # the balance: compute, waits excluded
     s.update({f"local_{n}": c for n, c in comm.sum_counts(tally.local).items()})
     s.update({f"event_{n}": c for n, c in sorted(tally.events.items())})
-    memory = domain.memory()                       # bytes this rank holds (last step)
+    memory = domain.memory(contact_row)            # bytes this rank holds (last step)
     for key in MEMORY:
         spread(key, memory[key])
     s["bytes_per_body"] = comm.max((memory["body_bytes"] + memory["ghost_bytes"])

@@ -221,8 +221,9 @@ class Simulation(Stepper):
                 break
         summary = summarise(
             self.comm, tally, row, self.step_count, self.time, time.perf_counter() - start,
-            self.n_bodies, len(self.history), self.solver, self.phase, self.domain, stopped_by,
-            checkpoint_path, self._output_path() if self.output else "")
+            self.n_bodies, len(self.history), self.solver, self.phase, self.domain,
+            empty_contacts().row_bytes(), stopped_by, checkpoint_path,
+            self._output_path() if self.output else "")
         faults.point("close", self.step_count, self.comm.rank)
         if writer is not None:
             writer.close(summary)

@@ -69,7 +69,7 @@ def test_scripts_parse_and_ask_slurm_for_a_warning_signal_and_requeue():
         text = open(path).read()
         if name.endswith(".sbatch"):
             assert "#SBATCH --signal=B:USR1@" in text and "#SBATCH --requeue" in text, name
-    assert os.path.exists(os.path.join(JOBS, "examples", "collapse.py"))
+    assert os.path.exists(os.path.join(ROOT, "examples", "collapse.py"))
 
 
 def test_the_time_limit_signal_checkpoints_and_requeues_and_the_next_leg_completes(site):

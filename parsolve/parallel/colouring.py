@@ -17,6 +17,17 @@ def cells_of(points, cell):
     return np.floor(points / cell).astype(np.int64)
 
 
+def cell_ids(cells):
+    """One integer per row of cell indices (n, 3), equal exactly when the cells are equal."""
+    order = np.lexsort(cells.T)
+    s = cells[order]
+    new = np.ones(len(s), bool)
+    new[1:] = (s[1:] != s[:-1]).any(axis=1)
+    ids = np.empty(len(s), np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids
+
+
 def colours_of(cells):
     """The colour of each row of cell indices (n, 3): the parity pattern of the cell."""
     c = cells & 1

@@ -1,29 +1,36 @@
-"""The domain decomposition of a run: partition, migration, ghosts, the exchanges of a sweep.
+"""The domain decomposition of a run: partition, ownership, migration, ghosts.
 
 Every rank owns the bodies whose centres lie in its subdomain, a box of whole cells cut by
 recursive coordinate bisection (partition.py), and holds read-only ghost copies of the bodies
 within one cell of its box: enough for every contact whose point lies in its box (the contacts
 it owns) to find both bodies. A body's holders (its owner and the ranks that keep a ghost)
 follow from its position and the cuts alone, so every rank computes the same holders for the
-same body. Copies are exact (bits are sent), and
-the Gauss-Seidel exchange sends new values, never increments, so all copies stay equal.
+same body. Copies are exact (bits are sent), and the Gauss-Seidel exchange (halo.py) sends
+new values, never increments, so all copies stay equal.
 
-The physics modules see none of this: they receive a BodySet (owned rows first) and call the
-`exchange` and `sums` functions the Domain hands them.
+Rows travel as tables (parsolve.table.Table): a table's PERSISTENT columns, as it declares
+them, are what a row carries to another rank, whatever the table holds. Bodies are a table
+with an `x` column and `n_owned` (owned rows first, then ghosts); contacts one with `point`.
+The physics modules see none of this: they receive the held bodies and call the schedule's
+exchange and the `sums` the Domain hands them.
 """
 import resource
 import time
 
 import numpy as np
 
-from ..contact.broadphase import cell_hash
-from ..interactions import Interactions
 from ..errors import InputError
-from ..model.bodies import FIELDS as BODY_FIELDS
-from ..model.bodies import BodySet
-from .colouring import ColourSchedule
+from .colouring import ColourSchedule, cell_ids
+from .halo import Halo
 from .partition import RCBPartition
 from .reduce import exact_sums
+
+
+def _route_table(route, table, index, dest, **options):
+    """The rows `index` of `table` sent to ranks `dest` (route: Domain.route): the rows this
+    rank receives, as a table of the same type."""
+    got = route(index, dest, table.columns(table.PERSISTENT), **options)
+    return type(table)(len(next(iter(got.values()))), **got)
 
 
 class Domain:
@@ -55,8 +62,9 @@ class Domain:
         self._units = None                # cost units of the owned bodies (record_work)
         self._window = np.zeros(3)        # seconds, units, steps since the cuts last moved
         self._cuts_moved = False          # in this step's migrate
-        self._sending = None              # the sweep's sends not yet known complete
+        self._halo = None                 # the step's sweep exchange (sends maybe pending)
         self._held = (0, 0)               # owned and ghost bodies of the step (memory)
+        self._row_bytes = (0, 0)          # bytes of a body row and of a contact row (memory)
         self._step_arrays = (0, 0, 0)     # contacts, incidences, exchange bytes (memory)
 
     # -- routing -------------------------------------------------------------------------------
@@ -104,9 +112,9 @@ class Domain:
             self._graph_key = key
         return self._ranks
 
-    def _route_bodies(self, bodies, index, dest, neighbours=False):
-        got = self.route(index, dest, {f: getattr(bodies, f) for f in BODY_FIELDS}, neighbours)
-        return BodySet(len(got["gid"]), **got)
+    def _account(self, seconds, nbytes):
+        self.seconds += seconds
+        self.bytes_sent += nbytes
 
     # -- ownership -----------------------------------------------------------------------------
     def setup(self, bodies):
@@ -133,7 +141,7 @@ class Domain:
                 self._window[:] = 0.0
                 self._cuts_moved = True
         idx = np.arange(n)
-        return self._route_bodies(owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
+        return _route_table(self.route, owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
 
     # -- load ---------------------------------------------------------------------------------
     def record_work(self, seconds, units):
@@ -177,14 +185,16 @@ class Domain:
         """Owned bodies followed by ghost copies of the other ranks' bodies near this box."""
         n = owned.n_owned
         self._held = (n, len(owned) - n)
+        self._row_bytes = (type(owned).row_bytes(), self._row_bytes[1])
         if self.comm.size == 1:
             return owned
         idx, dest = self.part.holders(owned.x[:n])
         keep = dest != self.comm.rank
-        ghosts = self._route_bodies(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
-        held = BodySet(n + len(ghosts), n_owned=n, **{
-            f: np.concatenate([getattr(owned, f)[:n], getattr(ghosts, f)])
-            for f in BODY_FIELDS})
+        ghosts = _route_table(self.route, owned, idx[keep], dest[keep],
+                              neighbours=True).sorted_by_gid()
+        held = type(owned)(n + len(ghosts), n_owned=n, **{
+            f: np.concatenate([a[:n], getattr(ghosts, f)])
+            for f, a in owned.columns(owned.PERSISTENT).items()})
         # every holder of a body computes the same holder ranks from the same position
         self._holders = self.part.holders(held.x)
         self._owners = self.part.owner(held.x)
@@ -196,12 +206,13 @@ class Domain:
         this one: a persisting contact warm-starts on whichever rank owns it now. Right after
         the cuts moved, a contact's new holders may lie beyond the subdomain graph it was found
         on, so that once they travel by an all-to-all."""
+        if contacts is not None:
+            self._row_bytes = (self._row_bytes[0], type(contacts).row_bytes())
         if contacts is None or self.comm.size == 1:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
         idx, dest = self.part.holders(contacts.point)
-        got = self.route(idx, dest, contacts.columns(contacts.PERSISTENT), neighbours=near)
-        return type(contacts)(**got)
+        return _route_table(self.route, contacts, idx, dest, neighbours=near)
 
     def scatter_contacts(self, contacts):
         """Contacts read from a checkpoint (any slice of the saved rows on each rank) sent to
@@ -209,9 +220,8 @@ class Domain:
         contacts lie in its box and share_contacts needs its neighbours only."""
         if self.comm.size == 1:
             return contacts
-        got = self.route(np.arange(len(contacts)), self.part.owner(contacts.point),
-                         contacts.columns(contacts.PERSISTENT))
-        return type(contacts)(**got)
+        return _route_table(self.route, contacts, np.arange(len(contacts)),
+                            self.part.owner(contacts.point))
 
     def body_owner(self, held):
         """The owner rank of each held body (as at the start of the step)."""
@@ -225,28 +235,18 @@ class Domain:
     # -- the sweep's exchanges -----------------------------------------------------------------
     def schedule(self, held, inc_body, con, colours, cells, du):
         """The ColourSchedule of this step's sweeps: colour c's contacts with the cells that
-        touch a body held by other ranks first; after those, the du rows of the bodies they
-        changed go to the bodies' other holders (start), and theirs come in (finish) while
-        the rest of the colour is relaxed.
-
-        The rows each neighbour will send for each colour are agreed once a step (their body
-        ids travel once); each colour's exchange then moves only the du rows, as raw doubles,
-        by nonblocking point-to-point messages to the neighbours on the subdomain graph."""
+        touch a body held by other ranks first (whole cells, each in its key order), then the
+        rest; the Halo exchanges du after the first part (begin) and before the next colour
+        (end), so the transfer overlaps the relaxation of the rest."""
         self._step_arrays = (len(cells), len(con), 0)
         if self.comm.size == 1:
             return ColourSchedule(colours)
-        from mpi4py import MPI
-
         self._complete_sends(free=True)
         pair_row, pair_rank = self._holders      # as when the ghosts were made
         # bodies with copies on other ranks
         shared = np.bincount(pair_row, minlength=len(held.gid)) > 1
-        other = pair_rank != self.comm.rank
-        ranks = self._neighbours()
-        slot = np.full(self.comm.size, -1)
-        slot[ranks] = np.arange(len(ranks))
         # boundary cells: those with a contact touching a shared body; whole cells move first
-        key = cell_hash(cells)
+        key = cell_ids(cells)
         on_boundary = np.isin(key, key[con[shared[inc_body]]])
         colours = [np.concatenate([o[on_boundary[o]], o[~on_boundary[o]]]) for o in colours]
         boundary = [int(on_boundary[o].sum()) for o in colours]
@@ -254,84 +254,23 @@ class Domain:
         for c, order in enumerate(colours):
             colour_of[order] = c
         inc_colour = colour_of[con] if len(con) else np.zeros(0, np.int64)
-        send_idx, send_counts, outgoing = [], [], [[] for _ in ranks]
-        for c in range(len(colours)):
-            touched = np.zeros(len(held.gid), bool)
-            touched[inc_body[inc_colour == c]] = True
-            keep = touched[pair_row] & other      # rows in order, each row's ranks ascending
-            idx, dest = pair_row[keep], slot[pair_rank[keep]]
-            assert (dest >= 0).all(), "du exchange to a rank outside the subdomain graph"
-            o = np.argsort(dest, kind="stable")
-            idx, dest = idx[o], dest[o]
-            counts = np.bincount(dest, minlength=len(ranks))
-            send_idx.append(idx)
-            send_counts.append(counts)
-            for k, part in enumerate(np.split(held.gid[idx], np.cumsum(counts)[:-1])):
-                outgoing[k].append(part)
-        t0 = time.perf_counter()
-        incoming = self._graph.neighbor_alltoall(outgoing)       # once a step: body ids
-        self.seconds += time.perf_counter() - t0
-        lookup = np.argsort(held.gid, kind="stable")
-        sorted_gid = held.gid[lookup]
-        recv_idx, recv_counts = [], []
-        for c in range(len(colours)):
-            gids = [incoming[k][c] for k in range(len(ranks))]
-            allg = np.concatenate(gids) if gids else np.zeros(0, np.int64)
-            pos = np.searchsorted(sorted_gid, allg)
-            assert (sorted_gid[np.minimum(pos, len(sorted_gid) - 1)] == allg).all(), \
-                "du exchange reached a rank without the body"
-            recv_idx.append(lookup[pos])
-            recv_counts.append(np.array([len(g) for g in gids], np.int64))
-        # per colour: buffers, and persistent point-to-point requests on their row ranges
-        others = [(k, int(r)) for k, r in enumerate(ranks) if r != self.comm.rank]
-        sbuf = [np.empty((len(i), 6)) for i in send_idx]
-        rbuf = [np.empty((len(i), 6)) for i in recv_idx]
-        g = self._graph
-
-        def requests(init, bufs, counts, c):
-            off = np.concatenate([[0], np.cumsum(counts[c])])
-            return [init(bufs[c][off[k]:off[k + 1]], r, c) for k, r in others if counts[c][k]]
-
-        recvs = [requests(g.Recv_init, rbuf, recv_counts, c) for c in range(len(colours))]
-        sends = [requests(g.Send_init, sbuf, send_counts, c) for c in range(len(colours))]
-
-        def start(c):
-            t = time.perf_counter()
-            MPI.Request.Waitall(sends[c])                 # the last sweep's, same buffer
-            np.take(du, send_idx[c], axis=0, out=sbuf[c])
-            MPI.Prequest.Startall(recvs[c] + sends[c])
-            self.bytes_sent += sbuf[c].nbytes
-            self.seconds += time.perf_counter() - t
-
-        def finish(c):
-            t = time.perf_counter()
-            MPI.Request.Waitall(recvs[c])
-            du[recv_idx[c]] = rbuf[c]
-            self.seconds += time.perf_counter() - t
-
-        # sends complete once the neighbour has taken them (at its finish(c)); waiting for
-        # them only before a buffer is reused, or before the next collective, lets a rank
-        # that is ahead go on without meeting the neighbour at every colour
-        self._sending = (sends, recvs, sbuf, rbuf)
-        self._step_arrays = (len(cells), len(con), sum(
-            a.nbytes for a in (pair_row, pair_rank, *send_idx, *recv_idx, *sbuf, *rbuf)))
-        return ColourSchedule(colours, boundary, start, finish)
+        ranks = self._neighbours()
+        self._halo = halo = Halo(self._graph, ranks, self.comm.rank, held.gid, pair_row,
+                                 pair_rank, inc_body, inc_colour, len(colours), du,
+                                 self._account)
+        self._step_arrays = (len(cells), len(con),
+                             pair_row.nbytes + pair_rank.nbytes + halo.nbytes)
+        return ColourSchedule(colours, boundary, halo.begin, halo.end)
 
     def _complete_sends(self, free=False):
-        """Wait for the last sweep's sends (the neighbours have posted every receive, so this
-        never blocks for long); free=True (a new schedule replaces this one): free the
-        requests too."""
-        if self._sending is not None:
-            from mpi4py import MPI
-
-            sends, recvs = self._sending[:2]
-            for requests in sends:
-                MPI.Request.Waitall(requests)
+        """Wait for the last sweep's sends before a collective; free=True (a new schedule
+        replaces this one): free its requests too."""
+        if self._halo is not None:
             if free:
-                for requests in sends + recvs:
-                    for r in requests:
-                        r.Free()
-                self._sending = None
+                self._halo.free()
+                self._halo = None
+            else:
+                self._halo.complete()
 
     def sums(self, columns):
         """exact_sums over all ranks; its time counts as communication only on several."""
@@ -344,29 +283,24 @@ class Domain:
         return out
 
     # -- memory --------------------------------------------------------------------------------
-    def memory(self):
+    def memory(self, contact_row=None):
         """This rank's bytes in the last step, by what they scale with, for the run summary.
 
         bodies/ghosts/contacts: counts. body_bytes, ghost_bytes: the owned and ghost rows of
-        every BodySet field and of du. contact_bytes: the contact rows (every ContactSet
-        field, the cell of the point) and their body incidences (the solver's own blocks per
-        incidence come on top: also O(contacts)). exchange_bytes: the holders of the held
-        bodies and the sweep's exchange indices and buffers (O(ghosts)). partition_bytes:
-        the cut tree and the boxes (O(P), the same on every rank). peak_rss_bytes: the
-        process's peak resident size (everything, Python and MPI included). No term grows
-        with the total number of bodies N, only with this rank's share."""
+        every body column and of du. contact_bytes: the contact rows (contact_row bytes each,
+        default: those of the last contact table routed, plus the cell of the point) and
+        their body incidences (the solver's own blocks per incidence come on top: also
+        O(contacts)). exchange_bytes: the holders of the held bodies and the sweep's exchange
+        indices and buffers (O(ghosts)). partition_bytes: the cut tree and the boxes (O(P),
+        the same on every rank). peak_rss_bytes: the process's peak resident size
+        (everything, Python and MPI included). No term grows with the total number of
+        bodies N, only with this rank's share."""
         owned, ghosts = self._held
         contacts, incidences, exchange = self._step_arrays
-        body_row = _row_bytes(BODY_FIELDS) + 6 * 8                # + the row of du
-        contact_row = Interactions.row_bytes() + 3 * 8          # + the cell of the point
+        body_row = self._row_bytes[0] + 6 * 8                      # + the row of du
+        contact_row = (self._row_bytes[1] if contact_row is None else contact_row) + 3 * 8
         return {"bodies": owned, "ghosts": ghosts, "contacts": contacts,
                 "body_bytes": owned * body_row, "ghost_bytes": ghosts * body_row,
                 "contact_bytes": contacts * contact_row + incidences * 2 * 8,
                 "exchange_bytes": exchange, "partition_bytes": self.part.nbytes(),
                 "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
-
-
-def _row_bytes(fields):
-    """Bytes of one row of a table of fields {name: (trailing shape, dtype)}."""
-    return sum(int(np.prod(shape)) * np.dtype(dtype).itemsize
-               for shape, dtype in fields.values())

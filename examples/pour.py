@@ -1,7 +1,7 @@
 """Demo: pour a few thousand glass beads into a box and let them settle.
 
-    parsolve run jobs/examples/pour.py --output out/pour.h5
-    parsolve run jobs/examples/pour.py -- --spheres 500 --duration 0.2   (smaller)
+    parsolve run examples/pour.py --output out/pour.h5
+    parsolve run examples/pour.py -- --spheres 500 --duration 0.2   (smaller)
 """
 import argparse
 

@@ -5,7 +5,7 @@ spreads along a channel (Lajeunesse, Mangeney-Castelnau and Vilotte 2004; Lube e
 the run-out L_inf / L0 grows like a for a < 3 and like a^(2/3) above). Beads are made by a
 generator, each rank only its share, so a million or more never sit on one rank.
 
-    parsolve run jobs/examples/collapse.py -- --spheres 20000 --duration 0.2      (a laptop)
+    parsolve run examples/collapse.py -- --spheres 20000 --duration 0.2      (a laptop)
     sbatch jobs/collapse.sbatch                                (1e6 beads, see jobs/README.md)
 """
 import argparse

@@ -1,0 +1,68 @@
+"""Every script of examples/, run as a user runs it (`parsolve run`), shortened by its own
+arguments to a few seconds, and checked for the physics it shows."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from parsolve.io.results import _h5py
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+ENV = dict(os.environ, PYTHONPATH=ROOT)
+
+
+def run_example(name, tmp_path, *args):
+    """Run examples/NAME with `args` after `--`; returns its results (first and last frame
+    of the bodies, the history) read back from the file."""
+    out = str(tmp_path / f"{name}.h5")
+    p = subprocess.run([sys.executable, "-m", "parsolve.cli", "run",
+                        os.path.join(EXAMPLES, f"{name}.py"), "--output", out, "--", *args],
+                       cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "run summary" in p.stdout
+    with _h5py().File(out, "r") as f:
+        last = f["frames/time"].shape[0] - 1
+        frame = lambda k: {q: f[f"frames/{k:06d}/bodies/{q}"][()]  # noqa: E731
+                           for q in ("gid", "x", "radius")}
+        history = {q: f[f"history/{q}"][()] for q in
+                   ("kinetic_energy", "potential_energy", "dissipated", "energy_error")}
+        return frame(0), frame(last), history
+
+
+def test_examples_folder_holds_the_scripts_tested_here():
+    assert sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) == \
+        ["collapse.py", "pour.py"]
+
+
+def energy_closes(h, tol=1e-4):
+    """Moreau's midpoint scheme keeps E(0) = E(t) + dissipated to round-off; the contacts
+    take energy away (a tenth of E(0) and more in these runs), and E(t) never rises above
+    E(0) by more than the solver's tolerance (1e-4 in both scripts) lets a step give back."""
+    e0 = h["kinetic_energy"][0] + h["potential_energy"][0]
+    assert np.abs(h["energy_error"]).max() <= 1e-9 * e0
+    assert h["dissipated"][-1] > 0.1 * e0
+    assert (h["kinetic_energy"] + h["potential_energy"]).max() <= (1 + tol) * e0
+
+
+def test_pour_the_beads_fall_into_the_box_and_stay_in_it(tmp_path):
+    first, last, h = run_example("pour", tmp_path, "--spheres", "150", "--duration", "0.1")
+    assert len(last["gid"]) == 150
+    x, r = last["x"], last["radius"]
+    assert last["x"][:, 2].mean() < first["x"][:, 2].mean()          # the pile sinks
+    box = np.array([0.12, 0.12, 0.5])                                  # pour.py's container
+    assert (x - r[:, None] >= -0.1 * r[:, None]).all()                 # walls and floor hold
+    assert (x + r[:, None] <= box + 0.1 * r[:, None]).all()
+    energy_closes(h)
+
+
+def test_collapse_the_column_spreads_along_the_channel_and_slumps(tmp_path):
+    first, last, h = run_example("collapse", tmp_path, "--spheres", "300", "--width", "4",
+                                 "--duration", "0.04", "--output", "unused.h5")
+    x0, x1 = first["x"], last["x"]
+    r = last["radius"]
+    assert x1[:, 0].max() > x0[:, 0].max() + 2 * r.max()              # the front runs out
+    assert x1[:, 2].max() < x0[:, 2].max() - 2 * r.max()              # the top comes down
+    assert (x1 - r[:, None] >= -0.1 * r[:, None]).all()                # inside the channel
+    energy_closes(h)
