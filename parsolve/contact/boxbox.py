@@ -15,23 +15,23 @@ from ..dynamics.rotation import quat_to_matrix
 EDGE_FEATURE = 48
 
 
-def box_box(bodies, i, j, margin):
-    """Contacts of the box pairs (i[k], j[k]) (A = i, the lower id; B = j), packed as in
-    detect."""
+def box_box(A, i, B, j, margin):
+    """Contacts of the box pairs (A's row i[k], B's row j[k]), as a pair function of
+    contact/narrow.py (B may be a fixed box)."""
     out = {"a": [], "b": [], "feature": [], "normal": [], "point": [], "gap": []}
     if len(i) == 0:
         return None
-    Ri, Rj = quat_to_matrix(bodies.q[i]), quat_to_matrix(bodies.q[j])
+    Ri, Rj = quat_to_matrix(A.q[i]), quat_to_matrix(B.q[j])
+    hi, hj = A.half[i], B.half[j]
     for k in range(len(i)):
-        for c in _pair(bodies.x[i[k]], Ri[k], bodies.half[i[k]],
-                       bodies.x[j[k]], Rj[k], bodies.half[j[k]], margin):
+        for c in _pair(A.x[i[k]], Ri[k], hi[k], B.x[j[k]], Rj[k], hj[k], margin):
             out["a"].append(i[k])
             out["b"].append(j[k])
             for name, value in zip(("feature", "normal", "point", "gap"), c):
                 out[name].append(value)
     n = len(out["a"])
     return {"a": np.asarray(out["a"], np.int64), "b": np.asarray(out["b"], np.int64),
-            "obstacle": np.full(n, -1, np.int64), "feature": np.asarray(out["feature"], np.int64),
+            "feature": np.asarray(out["feature"], np.int64),
             "normal": np.asarray(out["normal"]).reshape(n, 3),
             "point": np.asarray(out["point"]).reshape(n, 3), "gap": np.asarray(out["gap"])}
 

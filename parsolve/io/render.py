@@ -1,7 +1,7 @@
 """`parsolve render`: an offscreen picture of one frame with VTK (spheres as shaded glyphs
-scaled by their radius, boxes as hexahedra, contacts as points coloured by the magnitude of
-their force), without ParaView or a display. VTK is an optional dependency
-(`pip install parsolve[render]`, or `make setup`)."""
+scaled by their radius, boxes as hexahedra, fixed boxes as grey hexahedra, contacts as points
+coloured by the magnitude of their force), without ParaView or a display. VTK is an optional
+dependency (`pip install parsolve[render]`, or `make setup`)."""
 import os
 
 import numpy as np
@@ -30,6 +30,8 @@ def render(path, frame=-1, out=None, size=(800, 600)):
                                                "boxes/vertices", "boxes/connectivity",
                                                "contacts/point", "contacts/force")}
         t = float(f["frames/time"][k])
+        fixed = f.get("model/obstacles/boxes")
+        fixed = None if fixed is None else (fixed["vertices"][()], fixed["connectivity"][()])
     ren = vtk.vtkRenderer()
     ren.SetBackground(1.0, 1.0, 1.0)
     spheres = data["bodies/shape"] == 0
@@ -39,6 +41,11 @@ def render(path, frame=-1, out=None, size=(800, 600)):
     if len(data["boxes/connectivity"]):
         ren.AddActor(_boxes(vtk, numpy_to_vtk, numpy_to_vtkIdTypeArray, data["boxes/vertices"],
                             data["boxes/connectivity"]))
+    if fixed is not None:
+        actor = _boxes(vtk, numpy_to_vtk, numpy_to_vtkIdTypeArray, *fixed)
+        actor.GetProperty().SetColor(0.7, 0.7, 0.7)
+        actor.GetProperty().SetOpacity(0.35)                 # see the bodies inside
+        ren.AddActor(actor)
     if len(data["contacts/point"]):
         ren.AddActor(_contacts(vtk, numpy_to_vtk, data["contacts/point"],
                                np.linalg.norm(data["contacts/force"], axis=1)))

@@ -7,7 +7,10 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          the end: the run summary, reduced over all ranks)
   /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, half, mass, inertia
   /model/materials       attrs: labels (index -> label)
-  /model/obstacles/      point, normal, material (half-spaces; normal into the free side)
+  /model/obstacles/      point, normal, material, shape, q, half (one row per obstacle: a
+                         half-space's point and normal into the free side; a fixed box's
+                         centre, orientation and half extents), attrs names; per shape kind
+                         drawn as cells (boxes/): vertices, connectivity, obstacle, material
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...) and
                          event_<name> per solver event (e.g. a linear-solve fallback);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
@@ -50,26 +53,14 @@ import os
 
 import numpy as np
 
+from .. import laws
 from .. import faults
-from ..contact.detect import box_vertices
+from .. import shapes
 from ..dynamics.rotation import quat_to_matrix
-from ..model.bodies import BOX
-from .xdmf import HEX_ORDER
 
 FORMAT = "parsolve-results"
 BODY_FIELDS = ("gid", "x", "q", "v", "w", "radius", "shape", "material")
-BOX_FIELDS = ("gid", "q", "v", "w", "material")
-OPEN, STICKING, SLIDING = 0, 1, 2          # a contact's status in the frames
-
-
-def contact_status(R, mu, rtol=1e-9):
-    """0 open (no normal reaction), 1 sticking (inside the friction cone), 2 sliding (on it)."""
-    if len(R) == 0:
-        return np.zeros(0, np.int8)
-    tangential = np.hypot(R[:, 1], R[:, 2])
-    return np.where(R[:, 0] <= 0, OPEN,
-                    np.where(tangential >= (1 - rtol) * mu * R[:, 0], SLIDING, STICKING)) \
-        .astype(np.int8)
+CELL_FIELDS = ("gid", "q", "v", "w", "material")
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
            "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
@@ -155,24 +146,24 @@ class ResultsWriter:
         gb = g.create_group("bodies")
         for name in BODY_FIELDS:
             self._rows(gb, name, getattr(bodies, name)[:n])
-        rotation = quat_to_matrix(bodies.q[:n]).astype(np.float32)  # for ParaView's tensors
+        R = quat_to_matrix(bodies.q[:n])
+        rotation = R.astype(np.float32)                          # for ParaView's tensors
         self._rows(gb, "rotation", rotation)
-        boxes = np.flatnonzero(bodies.shape[:n] == BOX)
-        verts = box_vertices(bodies, boxes)
-        first, _ = self.comm.offset(8 * len(boxes))
-        hexa = first + 8 * np.arange(len(boxes))
-        gx = g.create_group("boxes")
-        self._rows(gx, "vertices", verts.reshape(-1, 3))
-        self._rows(gx, "connectivity", (hexa[:, None] + np.array(HEX_ORDER)).astype(np.int64))
-        for name in BOX_FIELDS:                   # one row per box: the hexahedra's cell data
-            self._rows(gx, name, getattr(bodies, name)[boxes])
-        self._rows(gx, "rotation", rotation[boxes])
+        for kind, shape in shapes.KINDS.items():   # shapes drawn as cells: boxes/, ...
+            if shape.CELLS is None:
+                continue
+            rows = np.flatnonzero(bodies.shape[:n] == kind)
+            gx = self._cells(g, shape, shape.vertices(bodies.x[rows], R[rows],
+                                                      bodies.half[rows]))
+            for name in CELL_FIELDS:               # one row per cell: the cells' data
+                self._rows(gx, name, getattr(bodies, name)[rows])
+            self._rows(gx, "rotation", rotation[rows])
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
         self._rows(gc, "normal", contacts.frame[:, 0, :])
         self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
-        self._rows(gc, "status", contact_status(contacts.R, contacts.mu))
+        self._rows(gc, "status", laws.status(contacts.kind, contacts.param, contacts.R))
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
         faults.point("frame", int(step), self.comm.rank)
@@ -238,8 +229,31 @@ class ResultsWriter:
         o.create_dataset("normal", data=model.obstacles.normal)
         o.create_dataset("material", data=model.obstacles.material)
         o.attrs["names"] = model.obstacles.names
+        obst = model.obstacles
+        for name in ("shape", "q", "half"):
+            o.create_dataset(name, data=getattr(obst, name))
+        for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells
+            rows = np.flatnonzero(obst.shape == kind)
+            if shape.CELLS is not None and len(rows):
+                verts = shape.vertices(obst.x[rows], quat_to_matrix(obst.q[rows]),
+                                       obst.half[rows])
+                gx = o.create_group(shape.CELLS["group"])
+                gx.create_dataset("vertices", data=verts.reshape(-1, 3))
+                gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
+                gx.create_dataset("obstacle", data=rows)
+                gx.create_dataset("material", data=obst.material[rows])
         f.close()
         self._publish(self.model_part)
+
+    def _cells(self, group, shape, vertices):
+        """A group of this rank's cells of `shape` (every rank writes its rows): vertices
+        (points per cell, shapes' order) and connectivity (the XDMF/VTK order)."""
+        per = shape.CELLS["points"]
+        first, _ = self.comm.offset(per * len(vertices))
+        gx = group.create_group(shape.CELLS["group"])
+        self._rows(gx, "vertices", vertices.reshape(-1, 3))
+        self._rows(gx, "connectivity", _connectivity(shape, first, len(vertices)))
+        return gx
 
     def _publish(self, name, segment=None):
         """Collective, after a part's file is closed on every rank: rank 0 renames it from
@@ -308,6 +322,13 @@ class ResultsWriter:
                                                    f"/frames/{local:06d}")
         os.replace(tmp, self.path)
         write_xdmf(self.path)
+
+
+def _connectivity(shape, first, count):
+    """Cell rows of `count` cells of `shape` whose points start at point `first`."""
+    per = shape.CELLS["points"]
+    return (first + per * np.arange(count)[:, None] + np.array(shape.CELLS["order"])) \
+        .astype(np.int64)
 
 
 def _describe_parts(folder, names):

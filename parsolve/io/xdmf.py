@@ -1,23 +1,26 @@
 """An XDMF index of a results file, so ParaView (or VisIt, or VTK's vtkXdmfReader) opens the
 frames directly.
 
-Three temporal collections:
+Temporal collections:
   "bodies"   every body as a point: id, shape, material, radius (Glyph filter, scale by
              radius), velocity, angular_velocity, orientation (the rotation matrix, body
              axes as columns: a tensor, as XDMF has no 4-component type for a quaternion);
   "boxes"    hexahedra from their 8 vertices, with cell data id, material, velocity,
              angular_velocity, orientation;
   "contacts" points: force (world frame), normal, R (local, normal first), gap, status
-             (0 open, 1 sticking, 2 sliding).
+             (0 open, 1 sticking, 2 sliding);
+  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra), with cell data
+             obstacle (its index) and material, the same at every time; only when the
+             model has some.
 Heavy data stay in the HDF5 file; the XDMF only points at datasets (through the results
 index, so it reads what the index holds).
 """
 import os
 from xml.sax.saxutils import escape
 
-# our box vertex k has signs (x, y, z) = bits (4, 2, 1) of k; VTK/XDMF hexahedra list the
-# bottom face counter-clockwise, then the top face
-HEX_ORDER = (0, 4, 6, 2, 1, 5, 7, 3)
+from .. import shapes
+
+CELL_SHAPES = [s for s in shapes.KINDS.values() if s.CELLS is not None]
 
 # (attribute name, dataset, XDMF attribute type, number type, precision, components)
 BODY_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1), ("shape", "shape", "Scalar", "Char", 1, 1),
@@ -26,10 +29,13 @@ BODY_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1), ("shape", "shape", "Sca
                    ("velocity", "v", "Vector", "Float", 8, 3),
                    ("angular_velocity", "w", "Vector", "Float", 8, 3),
                    ("orientation", "rotation", "Tensor", "Float", 4, 9))
-BOX_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1), ("material", "material", "Scalar", "Int", 4, 1),
-                  ("velocity", "v", "Vector", "Float", 8, 3),
-                  ("angular_velocity", "w", "Vector", "Float", 8, 3),
-                  ("orientation", "rotation", "Tensor", "Float", 4, 9))
+CELL_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1),        # bodies drawn as cells
+                   ("material", "material", "Scalar", "Int", 4, 1),
+                   ("velocity", "v", "Vector", "Float", 8, 3),
+                   ("angular_velocity", "w", "Vector", "Float", 8, 3),
+                   ("orientation", "rotation", "Tensor", "Float", 4, 9))
+OBSTACLE_ATTRIBUTES = (("obstacle", "obstacle", "Scalar", "Int", 8, 1),
+                       ("material", "material", "Scalar", "Int", 4, 1))
 CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
                       ("normal", "normal", "Vector", "Float", 8, 3),
                       ("R", "R", "Vector", "Float", 8, 3), ("gap", "gap", "Scalar", "Float", 8, 1),
@@ -42,9 +48,11 @@ def write_xdmf(results_path, xdmf_path=None):
     h5py = _h5py()
     xdmf_path = xdmf_path or os.path.splitext(results_path)[0] + ".xdmf"
     ref = os.path.relpath(results_path, os.path.dirname(os.path.abspath(xdmf_path)))
-    grids = {"bodies": [], "boxes": [], "contacts": []}
+    grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES}, "contacts": [],
+             "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
+        fixed = [s for s in CELL_SHAPES if f"model/obstacles/{s.CELLS['group']}" in f]
         for k, t in enumerate(frames["time"][()]):
             g = frames[f"{k:06d}"]
             path = f"frames/{k:06d}"
@@ -54,13 +62,25 @@ def write_xdmf(results_path, xdmf_path=None):
                     f"bodies {k}", t, "Polyvertex", n, None,
                     _item(ref, f"{path}/bodies/x", (n, 3)),
                     _attributes(ref, g, f"{path}/bodies", n, BODY_ATTRIBUTES, "Node")))
-            nb = g["boxes/connectivity"].shape[0]
-            if nb:
-                grids["boxes"].append(_grid(
-                    f"boxes {k}", t, "Hexahedron", nb,
-                    _item(ref, f"{path}/boxes/connectivity", (nb, 8), "Int", 8),
-                    _item(ref, f"{path}/boxes/vertices", (8 * nb, 3)),
-                    _attributes(ref, g, f"{path}/boxes", nb, BOX_ATTRIBUTES, "Cell")))
+            for shape in CELL_SHAPES:
+                group, per = shape.CELLS["group"], shape.CELLS["points"]
+                nb = g[f"{group}/connectivity"].shape[0] if group in g else 0
+                if nb:
+                    grids[group].append(_grid(
+                        f"{group} {k}", t, shape.CELLS["topology"], nb,
+                        _item(ref, f"{path}/{group}/connectivity", (nb, per), "Int", 8),
+                        _item(ref, f"{path}/{group}/vertices", (per * nb, 3)),
+                        _attributes(ref, g, f"{path}/{group}", nb, CELL_ATTRIBUTES, "Cell")))
+            for shape in fixed:
+                group, per = shape.CELLS["group"], shape.CELLS["points"]
+                fixed_path = f"model/obstacles/{group}"
+                nb = f[fixed_path]["connectivity"].shape[0]
+                grids["obstacles"].append(_grid(
+                    f"obstacles {k}", t, shape.CELLS["topology"], nb,
+                    _item(ref, f"{fixed_path}/connectivity", (nb, per), "Int", 8),
+                    _item(ref, f"{fixed_path}/vertices", (per * nb, 3)),
+                    _attributes(ref, f["model/obstacles"], fixed_path, nb,
+                                OBSTACLE_ATTRIBUTES, "Cell")))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(

@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from .. import shapes
 from ..errors import InputError
 from . import bodies as B
 from .checks import finite, positive
@@ -54,7 +55,8 @@ class Model:
         self.contact_margin = None if contact_margin is None else float(
             finite("contact_margin", contact_margin))
         self.materials = SurfaceMaterials()
-        self.obstacles = Obstacles()
+        self.shapes = shapes.ShapeLibrary()      # templates of bodies and obstacles
+        self.obstacles = Obstacles(self.shapes)
         self._chunks = []            # dicts of per-body arrays, in the order given
         self._generators = []        # (first id, count, make, material, density, mass)
         self._loads = []             # (gid, force, torque)
@@ -128,36 +130,54 @@ class Model:
         if x.ndim != 2 or x.shape != (n, 3):
             raise InputError(f"spheres: centers must be an ({n}, 3) array, got shape {x.shape}")
         r = self._per_body("radius", radii, n, ids)
-        m = self._mass(density, mass, (4.0 / 3.0) * np.pi * r ** 3, n, ids)
-        inertia = np.repeat((0.4 * m * r * r if inertia is None else
+        m = self._mass(density, mass, shapes.sphere.volume(r), n, ids)
+        inertia = np.repeat((shapes.sphere.inertia(m, r) if inertia is None else
                              self._per_body("inertia", inertia, n, ids))[:, None], 3, axis=1)
         return self._chunk(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
                            np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
 
     def box(self, center, half_extents, material, density=None, mass=None,
             orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None,
-            inertia=None):
+            inertia=None, fixed=False, name=None):
         """A cuboid with half extents (a, b, c) along its body axes; returns its id.
 
         orientation: a quaternion (w, x, y, z), a 3 x 3 rotation matrix (body axes as its
         columns, in the world frame) or an (axis, angle) pair [rad]. Mass from density
         (uniform solid) or given; principal moments of inertia about the body axes
-        m (b^2 + c^2) / 3, ... unless `inertia` (3 values) gives them."""
+        m (b^2 + c^2) / 3, ... unless `inertia` (3 values) gives them.
+
+        fixed=True makes it an obstacle (a wall, a floor slab, a container's side): it never
+        moves, has no mass, is held by every rank and does not size the broad-phase cells.
+        It takes no density, mass, inertia, id or velocity; `name` (default "box K") names
+        it in messages and sensors, and is returned."""
+        if fixed:
+            return self._fixed_box(center, half_extents, material, orientation, name,
+                                   density=density, mass=mass, inertia=inertia, id=id,
+                                   velocity=velocity, angular_velocity=angular_velocity)
         ids = self._ids(None if id is None else [id], 1)
         half = positive(f"body {ids[0]}: half_extents", half_extents, (3,))[None, :]
         q = orientation_quaternion(f"body {ids[0]}: orientation", orientation)
         nq = np.linalg.norm(q)
-        m = self._mass(density, mass, 8.0 * np.prod(half, axis=1), 1, ids)
-        a2 = half ** 2
-        inertia = ((m / 3.0)[:, None] * np.stack([a2[:, 1] + a2[:, 2], a2[:, 0] + a2[:, 2],
-                                                   a2[:, 0] + a2[:, 1]], axis=1)
-                   if inertia is None else
+        m = self._mass(density, mass, shapes.box.volume(half), 1, ids)
+        inertia = (shapes.box.inertia(m, half) if inertia is None else
                    positive(f"body {ids[0]}: inertia", inertia, (3,))[None, :])
         self._chunks.append(self._chunk(
-            ids, B.BOX, self.materials.index(material), np.linalg.norm(half, axis=1), half, m,
-            inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],
+            ids, B.BOX, self.materials.index(material), shapes.box.bounding_radius(half), half,
+            m, inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
+
+    def _fixed_box(self, center, half_extents, material, orientation, name, **body_only):
+        name = f"box {len(self.obstacles)}" if name is None else str(name)
+        for key, value in body_only.items():
+            moving = key.endswith("velocity") and np.any(np.asarray(value, float) != 0)
+            if moving or (not key.endswith("velocity") and value is not None):
+                raise InputError(f"fixed box {name!r}: a fixed box takes no {key} (it never "
+                                 "moves and has no mass)")
+        q = orientation_quaternion(f"fixed box {name!r}: orientation", orientation)
+        self.obstacles.add_box(center, half_extents, q / np.linalg.norm(q),
+                               self.materials.index(material), name)
+        return name
 
     def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1):
         """A time series of chosen bodies or contact pairs in the results file, every `every`
@@ -257,6 +277,12 @@ class Model:
                              "obstacles": self.obstacles.names}, default=str).encode())
         for arr in (self.obstacles.point, self.obstacles.normal):
             h.update(np.ascontiguousarray(arr).tobytes())
+        if np.any(self.obstacles.shape != shapes.PLANE):
+            # obstacles of other shapes and their templates (a model whose obstacles are all
+            # planes keeps the fingerprint it had before obstacles had shapes)
+            for arr in (self.obstacles.shape, self.obstacles.template, self.obstacles.q):
+                h.update(np.ascontiguousarray(arr).tobytes())
+            h.update(self.shapes.digest().encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(c[f]).tobytes())

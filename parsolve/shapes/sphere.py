@@ -1,0 +1,16 @@
+"""The sphere: a body's `radius` is all its geometry (no template), centre at the mass centre."""
+import numpy as np
+
+KIND = 0
+NAME = "sphere"
+TEMPLATE = None          # a sphere needs no template: its radius column is its shape
+CELLS = None             # drawn as a glyph on its point (ParaView: Glyph filter, scale by radius)
+
+
+def volume(radius):
+    return (4.0 / 3.0) * np.pi * radius ** 3
+
+
+def inertia(mass, radius):
+    """Moment of inertia of a uniform ball about any axis through its centre."""
+    return 0.4 * mass * radius * radius

@@ -1,0 +1,49 @@
+"""Fixed boxes in parallel (run at 2, 3 and 4 ranks): spheres thrown in a container of five
+fixed boxes follow the serial trajectory bit for bit, each contact with a wall exists once,
+and every rank holds every obstacle while no rank holds every body."""
+import numpy as np
+import pytest
+from mpi4py import MPI
+
+import parsolve as ps
+from parsolve.parallel import Comm
+from parsolve.simulation import Simulation
+from tests.test_shapes import container
+
+pytestmark = pytest.mark.mpi(min_size=2)
+WORLD = MPI.COMM_WORLD
+STEPS = 300
+
+
+def run(comm):
+    sim = Simulation(container(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9, max_iter=300),
+                     progress=0, quiet=True, comm=comm)
+    for _ in range(STEPS):
+        sim.step()
+    return sim
+
+
+def gathered(sim):
+    o, c = sim.owned, sim.contacts
+    parts = WORLD.allgather((o.gid[:o.n_owned], np.hstack([o.x, o.q, o.v, o.w])[:o.n_owned],
+                             np.stack([c.k1, c.k2], 1), c.R))
+    gid, state, keys, R = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    o1, o2 = np.argsort(gid), np.lexsort((keys[:, 1], keys[:, 0]))
+    return gid[o1], state[o1], keys[o2], R[o2]
+
+
+def test_a_container_of_fixed_boxes_gives_the_serial_trajectory_bit_for_bit():
+    serial = run(Comm(MPI.COMM_SELF))
+    sim = run(Comm(WORLD))
+    gid, state, keys, R = gathered(sim)
+    np.testing.assert_array_equal(gid, np.arange(32))
+    np.testing.assert_array_equal(state, np.hstack([serial.owned.x, serial.owned.q,
+                                                    serial.owned.v, serial.owned.w]))
+    o = np.lexsort((serial.contacts.k2, serial.contacts.k1))
+    np.testing.assert_array_equal(keys, np.stack([serial.contacts.k1, serial.contacts.k2],
+                                                 1)[o])
+    np.testing.assert_array_equal(R, serial.contacts.R[o])
+    assert len(np.unique(keys, axis=0)) == len(keys)          # each contact once
+    assert len(sim.model.obstacles) == 5                       # every rank: every wall
+    assert WORLD.allreduce(int(sim.owned.n_owned)) == 32
+    assert WORLD.allreduce(int(sim.owned.n_owned > 0)) > 1    # the bodies are shared out
