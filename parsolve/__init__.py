@@ -1,7 +1,9 @@
 """parsolve: MPI-parallel nonsmooth contact dynamics of rigid bodies.
 
 A model is a Python script: build a Model (bodies, surface materials, obstacles, loads) and
-call model.run(duration, step, ...). Run it with `parsolve run model.py`, also under mpirun.
+call model.run(duration, step, ...), which makes a Simulation (parsolve/run.py: the loop
+around parsolve/stepper.py's step) and runs it. Run the script with `parsolve run model.py`,
+also under mpirun.
 """
 from . import _env
 
@@ -13,8 +15,7 @@ from .errors import CollectiveError, FileFormatError, InputError, ParsolveError 
 from .model import Model  # noqa: E402
 from .solvers import GaussSeidel, make_solver  # noqa: E402
 from .solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
-from .simulation import Simulation  # noqa: E402
-
+from .run import Simulation  # noqa: E402
 
 
 def rank():
@@ -31,5 +32,6 @@ def size():
     return world_rank_size()[1]
 
 
-__all__ = ["rank", "size", "Simulation", "Model", "GaussSeidel", "SemismoothNewton", "Hybrid", "make_solver", "ParsolveError", "InputError", "CollectiveError",
-           "FileFormatError", "__version__"]
+__all__ = ["rank", "size", "Simulation", "Model", "GaussSeidel", "SemismoothNewton", "Hybrid",
+           "make_solver", "ParsolveError", "InputError", "CollectiveError", "FileFormatError",
+           "__version__"]

@@ -15,11 +15,12 @@ import time
 import numpy as np
 
 from . import faults
-from .errors import CollectiveError, InputError, everywhere
+from .errors import InputError, everywhere
 from .io.checkpoint import CheckpointPolicy
 from .io.results import ResultsWriter, history_names, parts_dir
 from .model.checks import finite, positive
 from .report import Tally, format_summary, summarise
+from .restart import leg_output, resume
 from .stepper import Stepper, empty_contacts
 
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
@@ -123,7 +124,8 @@ class Simulation(Stepper):
             seconds=o.over("checkpoint_seconds", checkpoint_seconds),
             keep=o.over("checkpoint_keep", checkpoint_keep))
         self.quiet = quiet
-        self.restarted_from = self._restart_output = None
+        self.restarted_from = None           # the checkpoint this run continues
+        self.results = self.output           # the results file of this leg
         self.flush_seconds = float(positive("flush_seconds", flush_seconds))
         super().__init__(model, step, solver, comm, verify_every, balance_tolerance, balance,
                          guards, max_overlap, max_travel)
@@ -148,13 +150,17 @@ class Simulation(Stepper):
         duration = float(finite("duration", duration))
         if duration < 0:
             raise InputError(f"duration must be >= 0, got {duration}")
-        inherited = self._restart(self.restart) if self.restart else None
+        inherited = None
+        resumed = resume(self, self.restart, self._say) if self.restart else None
+        if resumed is not None:
+            self.restarted_from, inherited = resumed
+            self.results = leg_output(self.output, self.step_count) if self.output else None
         nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
         with self.comm.collective():
             if self.output:
                 writer = ResultsWriter(
-                    self._output_path(), self.comm, self.model, self.owned, self.h,
+                    self.results, self.comm, self.model, self.owned, self.h,
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
                     names=history_names(getattr(self.solver, "event_names", ())))
         sensors = self._sensors_ready() if writer is not None else []
@@ -223,7 +229,7 @@ class Simulation(Stepper):
             self.comm, tally, row, self.step_count, self.time, time.perf_counter() - start,
             self.n_bodies, len(self.history), self.solver, self.phase, self.domain,
             empty_contacts().row_bytes(), stopped_by, checkpoint_path,
-            self._output_path() if self.output else "")
+            self.results or "")
         faults.point("close", self.step_count, self.comm.rank)
         if writer is not None:
             writer.close(summary)
@@ -327,53 +333,3 @@ class Simulation(Stepper):
                                   s.attrs())
                 self._sensor_started.add(s.name)
             writer.record(dict(step=self.step_count, time=self.time, **(sample or {})), group)
-
-    # -- restarts ----------------------------------------------------------------------------
-    def _restart(self, path):
-        """Continue from checkpoint `path` (or the newest, for "auto"); returns the results
-        segments that hold the history up to it, or None for a fresh start."""
-        from .io import checkpoint
-
-        candidates = [path]
-        if path == "auto":                       # the newest intact one: a damaged file
-            candidates = checkpoint.existing(self.checkpoints.directory,   # does not end a
-                                             self.checkpoints.name)[::-1]  # job chain
-            if not candidates:                   # nothing to continue from: a fresh start
-                self._say(f"--restart auto: no checkpoint in {self.checkpoints.directory}/, "
-                          "starting afresh")
-                return None
-        for k, path in enumerate(candidates):
-            try:
-                bodies, contacts, step, t, attrs = checkpoint.read(path, self.comm,
-                                                                   self.model.fingerprint())
-                break
-            except (checkpoint.CorruptCheckpoint, CollectiveError) as exc:
-                # read's errors are collective: the ranks that found the damage raise
-                # CorruptCheckpoint, the others a CollectiveError; a checkpoint of another
-                # model (a FileFormatError everywhere alike) is never skipped
-                if k == len(candidates) - 1:
-                    raise
-                self._say(f"warning: --restart auto: skipping a damaged checkpoint: {exc}")
-        old_h = float(attrs["step_size"])
-        if old_h != self.h:
-            # reactions are impulses over a step: the warm start scales with the step, and
-            # the step count restarts from the checkpoint's time on the new step
-            contacts["R"] = contacts["R"] * (self.h / old_h)
-            self._say(f"warning: {path} was written with step {old_h:g} s, this run uses "
-                      f"{self.h:g} s: continuing with the new step (the warm start scaled; "
-                      "the trajectory is no longer the one of either step)")
-            step = int(round(t / self.h))
-        self.restore(bodies, contacts, step, t, attrs.get("energy"))
-        self.restarted_from = path
-        self._say(f"restarting from {path} at step {step}, t = {t:.6g} s")
-        return attrs["results_parts"]
-
-    def _output_path(self):
-        """The results file; a restarted run writes NAME.restart-STEP.h5 so that the results
-        of the run it continues are kept."""
-        if not self.restarted_from:
-            return self.output
-        if self._restart_output is None:
-            stem, ext = os.path.splitext(self.output)
-            self._restart_output = f"{stem}.restart-{self.step_count:09d}{ext or '.h5'}"
-        return self._restart_output

@@ -134,18 +134,3 @@ def test_measured_load_weighs_the_units_of_the_bodies():
 def test_bad_balance_options_are_refused(options, culprit):
     with pytest.raises(InputError, match=culprit):
         Domain(Comm(MPI.COMM_SELF), 1.0, **options)
-
-
-def test_a_schedule_relaxes_the_boundary_sends_relaxes_the_interior_then_receives():
-    from parsolve.parallel.colouring import ColourSchedule
-
-    calls = []
-    schedule = ColourSchedule([np.array([4, 1, 7]), np.array([0, 2])], boundary=[2, 0],
-                              start=lambda c: calls.append(("start", c)),
-                              finish=lambda c: calls.append(("finish", c)))
-    schedule.visit(lambda order: calls.append(order.tolist()))
-    assert calls == [[4, 1], ("start", 0), [7], ("finish", 0),
-                     ("start", 1), [0, 2], ("finish", 1)]
-    calls.clear()
-    ColourSchedule.single(3).visit(lambda order: calls.append(order.tolist()))
-    assert calls == [[0, 1, 2]]

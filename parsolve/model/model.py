@@ -292,7 +292,8 @@ class Model:
         return h.hexdigest()
 
     def run(self, duration, step, **options):
-        """Integrate for `duration` seconds with time step `step`; see Simulation for options.
+        """Integrate for `duration` seconds with time step `step`: parsolve.run.run, which
+        makes a parsolve.Simulation (its docstring lists the options) and runs it.
 
         A command that loads the script for another purpose (`parsolve dofs`) sets RUN_HOOK,
         which then receives the model instead of a run."""

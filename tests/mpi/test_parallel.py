@@ -42,6 +42,23 @@ def test_no_error_means_no_exception_and_no_hang():
     comm.free()
 
 
+def test_comms_of_one_communicator_share_one_duplicate_freed_with_the_last():
+    """PyOP2's internal communicator: one Dup per user communicator, cached on it."""
+    from parsolve.parallel.comm import _INTERNAL
+
+    base = MPI.COMM_WORLD.Dup()
+    a, b = Comm(base), Comm(base)
+    assert a.mpi is b.mpi and MPI.Comm.Compare(a.mpi, base) == MPI.CONGRUENT
+    a.free()
+    assert b.sum(1) == b.size                     # still alive for its other user
+    b.free()
+    assert base.Get_attr(_INTERNAL) is None       # freed with the last
+    c = Comm(base)
+    assert c.sum(1) == c.size
+    c.free()
+    base.Free()
+
+
 def test_distributed_delassus_rows_apply_the_serial_operator():
     """Each rank owns a contiguous range of contact rows; the PETSc matrix assembled from those
     rows on the run's communicator applies exactly the serial W."""
