@@ -7,6 +7,7 @@ from typedefs cimport kind_t
 from coulomb cimport local_solve, ac_phi
 from coulomb_cone cimport project_cone, natural_map_sq
 from bilateral cimport bilateral_solve, bilateral_residual_sq, bilateral_phi, bilateral_project
+from spring cimport spring_solve, spring_residual_sq, spring_phi, spring_project
 
 
 cdef inline int law_solve(kind_t kind, const double* p, const double* W, const double* b,
@@ -15,7 +16,9 @@ cdef inline int law_solve(kind_t kind, const double* p, const double* W, const d
     code (LOCAL_*). method: the Coulomb local solver (METHOD_*)."""
     if kind == KIND_COULOMB:
         return local_solve(W, b, p[0], r, method)
-    return bilateral_solve(W, b, p, r)
+    if kind == KIND_BILATERAL:
+        return bilateral_solve(W, b, p, r)
+    return spring_solve(W, b, p, r)
 
 
 cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r,
@@ -23,7 +26,9 @@ cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r
     """|e|^2, e the row's natural-map residual: zero iff (u, r) satisfy the law."""
     if kind == KIND_COULOMB:
         return natural_map_sq(r, u, p[0])
-    return bilateral_residual_sq(p, r, u)
+    if kind == KIND_BILATERAL:
+        return bilateral_residual_sq(p, r, u)
+    return spring_residual_sq(p, r, u)
 
 
 cdef inline void law_phi(kind_t kind, const double* p, const double* r, const double* u,
@@ -33,8 +38,10 @@ cdef inline void law_phi(kind_t kind, const double* p, const double* r, const do
     NULL its blocks A = dPhi/dr, B = dPhi/du."""
     if kind == KIND_COULOMB:
         ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B)
-    else:
+    elif kind == KIND_BILATERAL:
         bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
+    else:
+        spring_phi(p, r, u, phi, A, B)
 
 
 cdef inline void law_project(kind_t kind, const double* p, const double* z,
@@ -42,5 +49,7 @@ cdef inline void law_project(kind_t kind, const double* p, const double* z,
     """r = the admissible reaction nearest to z (Newton's start)."""
     if kind == KIND_COULOMB:
         project_cone(z, p[0], r)
-    else:
+    elif kind == KIND_BILATERAL:
         bilateral_project(p, z, r)
+    else:
+        spring_project(z, r)

@@ -1,7 +1,8 @@
 """The interactions of one step: every row of U = B + W R, whatever its law, in canonical order.
 
 Every interaction (a contact, later a joint or a connector) is a 3-D row, as in Solfec: its
-local frame has the normal (or the joint's first direction) first. `kind` selects the law
+local frame has the normal (or the joint's first direction) first. The row acts at `point` on body A
+and at point + offset on body B (offset zero for a contact; a joint's two points). `kind` selects the law
 C(U, R) = 0 the row obeys (parsolve.laws); `param` holds the law's per-row parameters and
 `state` its per-row internal state (PARAMS and STATES columns, zero where a law uses fewer).
 
@@ -29,7 +30,8 @@ STATES = 2          # per-row law state (a connector's elongation, a stop's stat
 FIELDS = {
     "a": ((), np.int64), "b": ((), np.int64), "obstacle": ((), np.int64),
     "k1": ((), np.int64), "k2": ((), np.int64),
-    "point": ((3,), float), "frame": ((3, 3), float), "gap": ((), float),
+    "point": ((3,), float), "offset": ((3,), float), "frame": ((3, 3), float),
+    "gap": ((), float),
     "kind": ((), np.int8), "param": ((PARAMS,), float), "state": ((STATES,), float),
     "R": ((3,), float),
 }

@@ -25,6 +25,8 @@ from .parallel import Comm
 from .parallel.colouring import cells_of, colours_of, sweep_order
 from .parallel.domain import Domain
 from .parallel.operators import distributed_delassus
+from .interactions import Interactions
+from .joints import Joints
 from .solvers import GaussSeidel, Problem
 from . import laws
 from .solvers.residual import residual_from_parts
@@ -93,7 +95,9 @@ class Stepper:
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
                        else 1e-6 * rmin)
-        self.cell = 2.0 * rmax + self.margin
+        # the joints (replicated): their rows' reach enlarges the cells if it exceeds a body's
+        self.joints = Joints(self.model.__dict__.get("joints", ()), local, self.comm)
+        self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach) + self.margin
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
@@ -127,6 +131,10 @@ class Stepper:
         t1 = clock()
         faults.point("detect", step, rank)
         contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
+        if len(self.joints):                          # the joints' rows beside the contacts
+            rows, stretch = self.joints.rows(b, self.time, h)
+            self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
+            contacts = Interactions.concat([contacts, rows])
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
         cells = cells_of(contacts.point, self.cell)
         order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)

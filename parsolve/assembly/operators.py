@@ -19,7 +19,10 @@ def incidences(contacts, bodies):
     order = np.lexsort((sign < 0, con))
     con, body, sign = con[order], body[order], sign[order]
     E = contacts.frame[con] * sign[:, None, None]
-    r = contacts.point[con] - bodies.x[body]
+    point = contacts.point[con]
+    side_b = sign < 0
+    point[side_b] += contacts.offset[con[side_b]]      # a joint's second point (zero offset for
+    r = point - bodies.x[body]                         # a contact)
     H = np.empty((len(con), 3, 6))
     H[:, :, :3] = E
     H[:, :, 3:] = np.cross(r[:, None, :], E)          # rows of -E [r]x are r x e_i

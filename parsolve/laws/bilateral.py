@@ -2,7 +2,8 @@
 
 The first m components of the row's velocity vanish, U_i = 0 for i < m, with the reaction
 free in them, and the other components carry no reaction, R_i = 0 for i >= m; m = param[:, 0]
-in 1..3. m = 3 holds a point of a body to a point of another (or of the world): Solfec's fixed
+in 1..3, and param[:, 1:4] the free term's shift (read at assembly, not by the solves). m = 3
+holds a point of a body to a point of another (or of the world): Solfec's fixed
 point; m = 1 holds their relative velocity along one direction, the first axis of the row's
 frame: Solfec's fixed direction; m = 2 keeps a point on a line. A prescribed velocity, or the
 correction of a drift in position, enters through the free term B (a target -U*), not here.
@@ -32,8 +33,9 @@ def rows(components):
 
 
 def free_term(rows, U_before, t, h):
-    """No shift of its own: targets and drift corrections are the joints' (their free term)."""
-    return np.zeros((len(rows), 3))
+    """The shift the row's maker put in param[:, 1:4] (parsolve/joints.py): the drift
+    correction e / h and a prescribed motion's -velo(t + h), in the row's frame."""
+    return rows.param[:, 1:4].copy()
 
 
 def row_solve(W, b, p, r0=None, method=0):

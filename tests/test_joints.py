@@ -1,0 +1,205 @@
+"""Joints (parsolve/model/joints.py, parsolve/joints.py) against analytic mechanics: pendulums
+by a rigid link and by a fixed point, a damped spring, prescribed motions, a hanging chain's
+tensions; and bad input named."""
+import math
+
+import numpy as np
+import pytest
+
+import parsolve as ps
+from parsolve.errors import ParsolveError
+from parsolve.simulation import Simulation
+
+G = 9.81
+
+
+def elliptic_k(m):
+    """K(m) = int_0^pi/2 (1 - m sin^2)^-1/2 by the arithmetic-geometric mean."""
+    a, b = 1.0, math.sqrt(1.0 - m)
+    while abs(a - b) > 1e-15 * a:
+        a, b = 0.5 * (a + b), math.sqrt(a * b)
+    return math.pi / (2.0 * a)
+
+
+def pendulum_period(L, theta0):
+    return 4.0 * math.sqrt(L / G) * elliptic_k(math.sin(theta0 / 2) ** 2)
+
+
+def simulate(model, h, steps, every=1, tol=1e-12):
+    sim = Simulation(model, step=h, solver=ps.GaussSeidel(tol=tol, max_iter=500), progress=0,
+                     quiet=True, verify_every=0)
+    out = []
+    for k in range(steps):
+        sim.step()
+        if (k + 1) % every == 0:
+            o = sim.owned
+            out.append((sim.time, o.x.copy(), o.v.copy(), o.q.copy()))
+    return sim, out
+
+
+def crossings(t, x):
+    """Times where x changes sign (linear interpolation)."""
+    k = np.flatnonzero(np.sign(x[1:]) != np.sign(x[:-1]))
+    return t[k] - x[k] * (t[k + 1] - t[k]) / (x[k + 1] - x[k])
+
+
+def model(gravity=(0.0, 0.0, -G)):
+    m = ps.Model(gravity=gravity)
+    m.surface("a", "a", friction=0.0)
+    return m
+
+
+@pytest.mark.parametrize("degrees", [10, 90])
+def test_a_pendulum_by_a_rigid_link_has_the_elliptic_period(degrees):
+    L, th = 1.0, math.radians(degrees)
+    m = model()
+    x0 = (L * math.sin(th), 0.0, -L * math.cos(th))
+    m.sphere(x0, 0.05, "a", density=1000, id=0)
+    m.rigid_link(0, x0, None, (0.0, 0.0, 0.0))
+    exact = pendulum_period(L, th)
+    h = 1e-3
+    sim, out = simulate(m, h, int(0.8 * exact / h))
+    t = np.array([o[0] for o in out])
+    x = np.array([o[1][0] for o in out])
+    tc = crossings(t, x[:, 0])
+    assert len(tc) == 2
+    assert 2 * (tc[1] - tc[0]) == pytest.approx(exact, rel=5e-3)
+    assert np.abs(np.linalg.norm(x, axis=1) - L).max() < 1e-4 * L      # the link holds
+
+
+def test_a_box_pinned_at_its_end_swings_as_a_physical_pendulum():
+    """fix_point at the end of a rod: L_eq = I_pivot / (m d) = (a^2 + c^2) / (3 c) + c."""
+    a, c, th = 0.02, 0.3, math.radians(30)
+    m = model()
+    centre = (c * math.sin(th), 0.0, -c * math.cos(th))
+    m.box(centre, (a, a, c), "a", density=500, orientation=((0, 1, 0), -th))
+    m.fix_point(0, (0.0, 0.0, 0.0))
+    exact = pendulum_period((a * a + c * c) / (3 * c) + c, th)
+    h = 1e-3
+    sim, out = simulate(m, h, int(0.8 * exact / h))
+    t = np.array([o[0] for o in out])
+    x = np.array([o[1][0] for o in out])
+    tc = crossings(t, x[:, 0])
+    assert 2 * (tc[1] - tc[0]) == pytest.approx(exact, rel=5e-3)
+    assert np.abs(np.linalg.norm(x, axis=1) - c).max() < 1e-4 * c       # the pivot holds
+
+
+def test_a_spring_damper_oscillates_at_the_damped_frequency_and_decays():
+    """m x'' = -k x - c x' along the spring: omega_d = sqrt(k/m - (c/2m)^2), decay c/(2m)."""
+    k, c, r = 200.0, 0.8, 0.05
+    mass = 1000 * 4 / 3 * math.pi * r ** 3
+    m = model(gravity=(0.0, 0.0, 0.0))
+    m.sphere((0.3, 0, 0), r, "a", density=1000, velocity=(0.5, 0, 0), id=0)
+    m.spring(0, (0.3, 0, 0), None, (0.0, 0, 0), lambda d, v: -k * d - c * v)
+    h = 2e-4
+    wd = math.sqrt(k / mass - (c / (2 * mass)) ** 2)
+    sim, out = simulate(m, h, int(3 * 2 * math.pi / wd / h))
+    t = np.array([o[0] for o in out])
+    d = np.array([o[1][0, 0] for o in out]) - 0.3
+    tc = crossings(t, d)
+    period = 2 * np.mean(np.diff(tc))
+    assert period == pytest.approx(2 * math.pi / wd, rel=5e-3)
+    peaks = [np.abs(d[(t > a) & (t < b)]).max() for a, b in zip(tc[:-1], tc[1:])]
+    decay = -np.polyfit(0.5 * (tc[:-1] + tc[1:]), np.log(peaks), 1)[0]
+    assert decay == pytest.approx(c / (2 * mass), rel=2e-2)
+
+
+@pytest.mark.parametrize("signal", ["velocity", "displacement", "acceleration"])
+def test_a_prescribed_point_follows_its_signal(signal):
+    """The velocity ramps 0 -> 0.02 m/s over [0, 0.1] s, then holds: given as the velocity
+    spline, as its integral sampled on the steps (a displacement spline: the point ends each
+    step on it) or as its derivative (an acceleration spline, integrated). The midpoint scheme
+    integrates these exactly: positions and velocities to round-off, while the body falls
+    freely across the direction."""
+    h = 0.01
+    steps = np.arange(0, 31) * h
+    want_v = np.interp(steps, [0.0, 0.1, 1.0], [0.0, 0.02, 0.02])
+    want_x = np.where(steps <= 0.1, 0.1 * steps ** 2, 0.001 + 0.02 * (steps - 0.1))
+    spec = {"velocity": ([0.0, 0.1, 1.0], [0.0, 0.02, 0.02]),
+            "displacement": (steps, want_x),
+            "acceleration": ([0.0, 0.1, 0.1 + 1e-12, 1.0], [0.2, 0.2, 0.0, 0.0])}[signal]
+    m = model(gravity=(0.0, 0.0, -G))
+    m.sphere((0, 0, 1), 0.05, "a", density=1000, id=0)
+    m.prescribe(0, (0, 0, 1), (1, 0, 0), **{signal: spec})
+    sim, out = simulate(m, h, 30)
+    vx = np.array([o[2][0, 0] for o in out])
+    xx = np.array([o[1][0, 0] for o in out])
+    if signal == "displacement":             # the velocity that ends each step on the spline
+        want_v = 2 * np.diff(want_x) / h - np.concatenate([[0.0], vx[:-1]])
+    else:
+        want_v = want_v[1:]
+    tol = 1e-9 if signal == "acceleration" else 1e-12
+    np.testing.assert_allclose(vx, want_v, rtol=0, atol=tol)
+    np.testing.assert_allclose(xx, want_x[1:], rtol=0, atol=tol)
+    z = np.array([o[1][0, 2] for o in out])
+    assert z[-1] == pytest.approx(1 - 0.5 * G * 0.3 ** 2, rel=1e-3)   # free across it
+
+
+def test_a_hanging_chain_carries_the_weight_below_each_link():
+    n, L, r = 10, 0.12, 0.05
+    m = model()
+    pivot = np.zeros(3)
+    for i in range(n):
+        m.sphere((0, 0, -L * (i + 1)), r, "a", density=1000, id=i)
+    m.rigid_link(0, (0, 0, -L), None, pivot)
+    for i in range(1, n):
+        m.rigid_link(i, (0, 0, -L * (i + 1)), i - 1, (0, 0, -L * i))
+    h = 1e-3
+    sim, _ = simulate(m, h, 5)
+    c = sim.contacts
+    joints = c.k2 < 0
+    assert joints.sum() == n and (~joints).sum() == 0
+    order = np.argsort(-1 - c.k2[joints])                 # joint index
+    tension = -c.R[joints][order, 0] / h                  # R_N on the lower body: upwards
+    weight = sim.owned.mass[0] * G
+    np.testing.assert_allclose(tension, weight * (n - np.arange(n)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("command, match", [
+    (lambda m: m.fix_point(7, (0, 0, 0)), "unknown body 7"),
+    (lambda m: m.fix_direction(0, (0, 0, 0), (0, 0, 0)), "zero vector"),
+    (lambda m: m.prescribe(0, (0, 0, 0), (1, 0, 0), velocity=([0, 1, 1], [0, 1, 2])),
+     "times must increase"),
+    (lambda m: m.prescribe(0, (0, 0, 0), (1, 0, 0)), "exactly one of"),
+    (lambda m: m.fix_point(0, (3, 0, 0)), "far outside body 0"),
+    (lambda m: m.rigid_link(0, (0, 0, 0), None, (0, 0, 0)), "points coincide"),
+    (lambda m: m.spring(0, (0, 0, 0), None, (1, 0, 0), lambda d, v: float("nan")),
+     "returned nan"),
+    (lambda m: m.spring(0, (0, 0, 0), None, (1, 0, 0), lambda d, v: 1 / 0),
+     "force raised"),
+    (lambda m: m.prescribe(0, (0, 0, 0), (1, 0, 0), velocity=lambda t: [1, 2]),
+     "callable raised"),
+])
+def test_bad_joints_are_named(command, match):
+    m = model()
+    m.sphere((0, 0, 0), 0.1, "a", density=1000, id=0)
+    with pytest.raises(ParsolveError, match=match):
+        command(m)
+        simulate(m, 1e-3, 2)
+
+
+@pytest.mark.parametrize("solver", ["newton", "hybrid"])
+def test_newton_and_hybrid_solve_joints_as_gauss_seidel_does(solver):
+    """Every joint is a law of the global Newton too (Solfec's Newton lacked the rigid link):
+    a chain with a spring and a prescribed end, stepped by each solver, agrees."""
+    def chain():
+        m = model()
+        for i in range(5):
+            m.sphere((0.12 * i, 0, 0), 0.05, "a", density=1000, id=i)
+        m.fix_point(0, (0, 0, 0))
+        for i in range(1, 4):
+            m.rigid_link(i, (0.12 * i, 0, 0), i - 1, (0.12 * (i - 1), 0, 0))
+        m.spring(4, (0.48, 0, 0), 3, (0.36, 0, 0), lambda d, v: -5e3 * d - 2.0 * v)
+        m.prescribe(4, (0.48, 0, 0), (1, 0, 0), velocity=([0, 1], [0.1, 0.1]))
+        return m
+
+    runs = {}
+    for name in ("gs", solver):
+        s = ps.make_solver(name, tol=1e-12, max_iter=2000)
+        sim = Simulation(chain(), step=1e-3, solver=s, progress=0, quiet=True, verify_every=0)
+        for _ in range(40):
+            row = sim.step()
+            assert row["converged"]
+        runs[name] = sim.owned.x.copy()
+    np.testing.assert_allclose(runs[solver], runs["gs"], rtol=0, atol=1e-9)
+    assert runs["gs"][4, 0] == pytest.approx(0.48 + 0.1 * (0.04 - 0.0005), abs=1e-12)  # at rest at 0
