@@ -19,11 +19,16 @@ from law cimport law_solve, law_residual_sq
 from typedefs cimport index_t, kind_t
 
 
-cdef inline void relax(double* r, double* Ra, double omega, double* d, double* dmax,
-                       double* rmax) noexcept nogil:
-    """Ra <- (1 - omega) Ra + omega r, with d the change; track max |d| and max |r|."""
+cdef inline void relax(kind_t kind, const double* p, const double* W, const double* b,
+                       double* Ra, double omega, int method, index_t* counts, double* d,
+                       double* dmax, double* rmax) noexcept nogil:
+    """One relaxation of row a: its law's reaction r for u = W r + b (warm from Ra), counted by
+    outcome, then Ra <- (1 - omega) Ra + omega r, with d the change; track max |d|, max |r|."""
     cdef int c
     cdef double x
+    cdef double r[3]
+    r[0] = Ra[0]; r[1] = Ra[1]; r[2] = Ra[2]
+    counts[law_solve(kind, p, W, b, r, method)] += 1
     for c in range(3):
         if omega != 1.0:
             r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
@@ -35,6 +40,12 @@ cdef inline void relax(double* r, double* Ra, double omega, double* d, double* d
         if x > rmax[0]:
             rmax[0] = x
         Ra[c] = r[c]
+
+
+cdef check_sweep(index_t[::1] counts, int method, const kind_t[::1] kind,
+                 const double[:, ::1] param, const double[:, ::1] B):
+    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
+    assert kind.shape[0] == param.shape[0] == B.shape[0]
 
 
 def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
@@ -51,13 +62,10 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     """
     cdef Py_ssize_t n = order.shape[0], i, a, k, c
     cdef double b[3]
-    cdef double r[3]
     cdef double d[3]
     cdef double dmax = 0.0, rmax = 0.0
     cdef const double* Wb
-    cdef int code
-    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
-    assert kind.shape[0] == param.shape[0] == B.shape[0]
+    check_sweep(counts, method, kind, param, B)
     with nogil:
         for i in range(n):
             a = order[i]
@@ -70,10 +78,8 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                 b[0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
                 b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
                 b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
-            r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
-            code = law_solve(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, r, method)
-            counts[code] += 1
-            relax(r, &R[a, 0], omega, d, &dmax, &rmax)
+            relax(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, &R[a, 0], omega, method,
+                  &counts[0], d, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
@@ -133,13 +139,10 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
     """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|."""
     cdef Py_ssize_t n = order.shape[0], i, a, e, j, k, c
     cdef double b[3]
-    cdef double r[3]
     cdef double d[3]
-    cdef double dmax = 0.0, rmax = 0.0, x
+    cdef double dmax = 0.0, rmax = 0.0
     cdef const double* W
-    cdef int code
-    assert counts.shape[0] >= LOCAL_NCODES and 0 <= method < METHOD_COUNT
-    assert kind.shape[0] == param.shape[0] == B.shape[0]
+    check_sweep(counts, method, kind, param, B)
     with nogil:
         for i in range(n):
             a = order[i]
@@ -149,10 +152,8 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
                 b[c] = B[a, c] - (W[3 * c] * R[a, 0] + W[3 * c + 1] * R[a, 1]
                                   + W[3 * c + 2] * R[a, 2])
             add_coupled(a, inc_ptr, inc_body, H, du, b)
-            r[0] = R[a, 0]; r[1] = R[a, 1]; r[2] = R[a, 2]
-            code = law_solve(kind[a], &param[a, 0], W, b, r, method)
-            counts[code] += 1
-            relax(r, &R[a, 0], omega, d, &dmax, &rmax)
+            relax(kind[a], &param[a, 0], W, b, &R[a, 0], omega, method, &counts[0], d, &dmax,
+                  &rmax)
             if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
                 for e in range(inc_ptr[a], inc_ptr[a + 1]):
                     j = inc_body[e]

@@ -115,6 +115,7 @@ def test_velocity_update_is_consistent_with_W():
 def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     """The O(1) body-coupled sweep produces the row-wise sweep's iterates (round-off), and the
     compiled kernels equal their pure-Python twins."""
+    from parsolve.laws.codes import OUTCOMES
     from parsolve.solvers import kernels, twins as reference
     from parsolve.solvers.residual import residual_from_parts
 
@@ -123,7 +124,7 @@ def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     order = np.arange(n, dtype=np.int64)
     R1, R2, R3 = (np.zeros((n, 3)) for _ in range(3))
     du2, du3 = np.zeros((len(b), 6)), np.zeros((len(b), 6))
-    cnt = [np.zeros(8, np.int64) for _ in range(3)]
+    cnt = [np.zeros(len(OUTCOMES), np.int64) for _ in range(3)]
     for _ in range(5):
         kernels.gauss_seidel_sweep(ld.indptr, ld.indices, ld.blocks, ld.diag, ld.B, ld.kind, ld.param,
                                    R1, order, 1.0, cnt[0])
