@@ -203,3 +203,55 @@ def test_newton_and_hybrid_solve_joints_as_gauss_seidel_does(solver):
         runs[name] = sim.owned.x.copy()
     np.testing.assert_allclose(runs[solver], runs["gs"], rtol=0, atol=1e-9)
     assert runs["gs"][4, 0] == pytest.approx(0.48 + 0.1 * (0.04 - 0.0005), abs=1e-12)  # at rest at 0
+
+
+CHAIN = """
+import parsolve as ps
+m = ps.Model()
+m.surface("a", "a", friction=0.4)
+L = 0.125
+for i in range(12):
+    m.sphere((L * i, 0, 0), 0.05, "a", density=1000, id=i)
+m.rigid_link(0, (0, 0, 0), None, (-L, 0, 0))
+for i in range(1, 12):
+    if i == 6:
+        m.spring(i, (L * i, 0, 0), i - 1, (L * (i - 1), 0, 0), lambda d, v: -3e4 * d - 4 * v)
+    else:
+        m.rigid_link(i, (L * i, 0, 0), i - 1, (L * (i - 1), 0, 0))
+m.prescribe(11, (11 * L, 0, 0), (0, 0, 1), velocity=([0, 0.04], [0, 0.4]))
+m.spheres([(0.3, 0.0, 0.3), (0.9, 0.01, 0.25)], 0.04, "a", density=500)
+m.run(0.06, 1e-3, output="res.h5", frames=0.03, progress=0,
+      solver=ps.GaussSeidel(tol=1e-10, max_iter=500))
+"""
+
+
+def test_joints_restart_on_another_rank_count_bit_for_bit(tmp_path):
+    """Joint rows are interactions: their reactions are checkpointed with the contacts' and
+    their signals read the clock, so a restart at 2 ranks continues the serial run exactly;
+    the results' frames carry each joint's reaction (status bilateral or spring)."""
+    from test_restart import final_state, run
+
+    for name in ("whole", "legs"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "model.py").write_text(CHAIN)
+    out = run(tmp_path / "whole", 1)
+    assert out.returncode == 0, out.stderr[-2000:]
+    out = run(tmp_path / "legs", 1, "--checkpoint-every", "30")
+    assert out.returncode == 0, out.stderr[-2000:]
+    ckpt = sorted((tmp_path / "legs" / "checkpoints").glob("*.h5"))[0]
+    out = run(tmp_path / "legs", 2, "--restart", str(ckpt))
+    assert out.returncode == 0, out.stderr[-2000:]
+    legs = sorted((tmp_path / "legs").glob("res.restart-*.h5"))
+    t0, whole = final_state(tmp_path / "whole" / "res.h5")
+    t1, leg = final_state(legs[-1])
+    assert t0 == t1
+    np.testing.assert_array_equal(leg, whole)
+    from parsolve.io.results import _h5py
+    from parsolve.laws.codes import STATUS
+
+    with _h5py().File(tmp_path / "whole" / "res.h5", "r") as f:
+        g = f["frames/000002/contacts"]
+        k2, status = g["k2"][()], g["status"][()]
+    joints = k2 < 0
+    assert joints.sum() == 13
+    assert set(status[joints]) == {STATUS.index("bilateral"), STATUS.index("spring")}
