@@ -19,7 +19,7 @@ import numpy as np
 from . import dynamics, faults, guards
 from .assembly import LocalDynamics
 from .contact import detect
-from .errors import InputError
+from .errors import InputError, everywhere
 from .model.checks import positive
 from .parallel import Comm
 from .parallel.colouring import cells_of, colours_of, sweep_order
@@ -27,6 +27,7 @@ from .parallel.domain import Domain
 from .parallel.operators import distributed_delassus
 from .interactions import Interactions
 from .joints import Joints
+from .kinematic import Kinematics
 from .solvers import GaussSeidel, Problem
 from . import laws
 from .solvers.residual import residual_from_parts
@@ -105,6 +106,13 @@ class Stepper:
         axis = int(np.argmax(hi - lo))
         self.domain = Domain(self.comm, self.cell, axis, balance_tolerance, balance)
         self.owned = self.domain.setup(local)
+        self.kinematics = Kinematics(self.model.__dict__.get("kinematics", ()))
+        if len(self.kinematics):
+            n = self.owned.n_owned
+            found = self.comm.sum(int(np.isin(self.owned.gid[:n], self.kinematics.gid).sum()))
+            if found != len(self.kinematics):
+                raise everywhere(InputError("a kinematic body is not in the model (bodies "
+                                            f"{self.kinematics.gid.tolist()})"))
 
     @property
     def bodies(self):
@@ -125,6 +133,7 @@ class Stepper:
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
+        self.kinematics.start(b, self.time)             # driven bodies: v(t) from their signals
         x0, w0 = b.x[:b.n_owned].copy(), b.w[:b.n_owned].copy()
         t_mig = clock()
         dynamics.half_step(b, h, upto=len(b))
@@ -135,6 +144,10 @@ class Stepper:
             rows, stretch = self.joints.rows(b, self.time, h)
             self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
             contacts = Interactions.concat([contacts, rows])
+        if len(self.kinematics):                      # no row between two driven sides
+            driven = np.isin(b.gid, self.kinematics.gid)
+            contacts = contacts.take(np.flatnonzero(
+                ~(driven[contacts.a] & ((contacts.b < 0) | driven[np.maximum(contacts.b, 0)]))))
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
         cells = cells_of(contacts.point, self.cell)
         order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
@@ -142,7 +155,9 @@ class Stepper:
         contacts.warm_start(previous)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
-        ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm, t=self.time)
+        inv_mass = self.kinematics.impose(b, self.time, h, v_free, w_free, Jinv)
+        ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm, t=self.time,
+                           inv_mass=inv_mass)
         for hook in (self.local_dynamics_hook, *self.observers):
             if hook is not None:
                 hook(self, ld)

@@ -255,3 +255,31 @@ def test_joints_restart_on_another_rank_count_bit_for_bit(tmp_path):
     joints = k2 < 0
     assert joints.sum() == 13
     assert set(status[joints]) == {STATUS.index("bilateral"), STATUS.index("spring")}
+
+
+def test_a_sphere_on_a_kinematic_belt_slides_then_rolls_at_two_sevenths():
+    """A belt (a box driven at V along x) under a resting sphere: friction accelerates the
+    centre at mu g while it slips; it rolls without slipping from v = 2/7 V on. The belt
+    follows its velocity signal exactly, whatever the contact does to it."""
+    mu, V, r = 0.3, 1.0, 0.05
+    m = ps.Model()
+    m.surface("a", "a", friction=mu)
+    m.box((0, 0, -0.05), (2.0, 0.5, 0.05), "a", density=1000, id=0)
+    m.sphere((0, 0, r), r, "a", density=1000, id=1)
+    m.kinematic(0, velocity=([0.0, 0.01, 10.0], [[0, 0, 0], [V, 0, 0], [V, 0, 0]]))
+    h = 1e-3
+    sim, out = simulate(m, h, 200, tol=1e-10)
+    t = np.array([o[0] for o in out])
+    vs = np.array([o[2][1, 0] for o in out])
+    vb = np.array([o[2][0] for o in out])
+    np.testing.assert_allclose(vb[:, 0], np.interp(t, [0, 0.01, 10], [0, V, V]), atol=1e-14)
+    assert np.abs(vb[:, 1:]).max() == 0.0
+    t_roll = 2 * V / (7 * mu * G) + 0.005            # the ramp's midpoint, then mu g
+    slip = (t > 0.02) & (t < t_roll - 0.01)
+    accel = np.polyfit(t[slip], vs[slip], 1)[0]
+    assert accel == pytest.approx(mu * G, rel=1e-3)
+    np.testing.assert_allclose(vs[t > t_roll + 0.01], 2 * V / 7, rtol=1e-6)
+    x = np.array([o[1][0, 0] for o in out])
+    want = np.where(t <= 0.01, 50 * t ** 2, 0.005 + V * (t - 0.01))
+    np.testing.assert_allclose(x, want, atol=1e-13)
+    assert np.array_equal(out[-1][1][0, 1:], [0.0, -0.05])   # gravity does not move it

@@ -15,14 +15,16 @@ from .petsc_delassus import delassus_matrix
 
 
 class LocalDynamics:
-    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None, t=0.0):
+    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None, t=0.0,
+                 inv_mass=None):
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
         self.con, self.body, self.H = incidences(contacts, bodies)
         self.inc_body = self.body
         self.inc_ptr = np.concatenate([[0], np.cumsum(np.bincount(self.con, minlength=nc))])
-        self.K = inverse_mass_HT(self.body, self.H, 1.0 / bodies.mass, Jinv)
+        inv_mass = 1.0 / bodies.mass if inv_mass is None else inv_mass    # 0: kinematic
+        self.K = inverse_mass_HT(self.body, self.H, inv_mass, Jinv)
         self.Wdiag = diagonal_blocks(self.con, self.H, self.K, nc)
         self._gid = bodies.gid
         self._rows = None

@@ -13,7 +13,8 @@ one 3-D row of U = B + W R per step, whose law (parsolve.laws) is:
 
 Points are given in world coordinates in the initial configuration and move with their bodies.
 `other=None` means the world (a fixed point of space). Joint rows carry the key
-(gid of the body, -1 - joint index), apart from every contact's.
+(gid of the body, -1 - joint index), apart from every contact's. A kinematic body (kinematic)
+follows a prescribed linear and angular velocity history.
 """
 import numpy as np
 
@@ -72,6 +73,41 @@ class Signal:
 
     def state(self):
         """What defines it, for the model's fingerprint."""
+        if self.f is not None:
+            return getattr(self.f, "__qualname__", repr(self.f))
+        return [self.times.tolist(), self.values.tolist()]
+
+
+class MotionSignal:
+    """A 3-vector signal of time: a constant, a linear spline (times, values (n, 3)) constant
+    beyond its ends, or a callable f(t) -> 3 numbers."""
+
+    def __init__(self, what, spec):
+        self.what = what
+        self.f = spec if callable(spec) else None
+        if self.f is not None:
+            return
+        if isinstance(spec, tuple) and len(spec) == 2 and np.ndim(spec[1]) == 2:
+            times = finite(f"{what}: times", spec[0])
+            values = finite(f"{what}: values", spec[1], (len(times), 3))
+            if (np.diff(times) <= 0).any():
+                raise InputError(f"{what}: times must increase")
+        else:
+            times, values = np.zeros(1), finite(what, spec, (3,))[None]
+        self.times, self.values = times, values
+
+    def __call__(self, t):
+        if self.f is None:
+            return np.array([np.interp(t, self.times, self.values[:, i]) for i in range(3)])
+        try:
+            v = np.asarray(self.f(t), float).reshape(3)
+        except Exception as exc:
+            raise InputError(f"{self.what}: the callable raised at t = {t:g}: {exc!r}") from None
+        if not np.isfinite(v).all():
+            raise InputError(f"{self.what}: the callable returned {v.tolist()} at t = {t:g}")
+        return v
+
+    def state(self):
         if self.f is not None:
             return getattr(self.f, "__qualname__", repr(self.f))
         return [self.times.tolist(), self.values.tolist()]
@@ -144,9 +180,26 @@ class JointCommands:
             raise InputError(f"joint {name or 'spring'}: force must be a callable of (d, ddot)")
         return self._joint("spring", body, point, other, other_point, name, force=force)
 
+    def kinematic(self, body, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
+        """Drive `body` by its velocity history instead of its dynamics (a piston, a shear
+        plate, a rotating drum): velocity [m/s] of its mass centre and angular velocity [rad/s]
+        (world frame), each a constant 3-vector, a spline (times, values (n, 3)) or a callable
+        of t. Contacts and joints act on the others as on an infinitely heavy body; gravity
+        and loads do not move it. The energy balance does not count its driver's work."""
+        kin = self.__dict__.setdefault("kinematics", [])
+        what = f"kinematic body {body!r}"
+        gid = self._joint_body(what, body)
+        if any(k["body"] == gid for k in kin):
+            raise InputError(f"{what}: is already kinematic")
+        kin.append({"body": gid, "velocity": MotionSignal(f"{what}: velocity", velocity),
+                    "angular_velocity": MotionSignal(f"{what}: angular_velocity",
+                                                     angular_velocity)})
+
     def joints_state(self):
-        """What defines the joints, for the model's fingerprint."""
-        out = []
+        """What defines the joints and the kinematic bodies, for the model's fingerprint."""
+        out = [{"kinematic": k["body"], "velocity": k["velocity"].state(),
+                "angular_velocity": k["angular_velocity"].state()}
+               for k in self.__dict__.get("kinematics", [])]
         for j in self.__dict__.get("joints", []):
             s = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in j.items()
                  if k not in ("value", "force")}
