@@ -129,11 +129,16 @@ def test_a_fixed_box_is_no_body_and_does_not_size_the_cells():
     assert m.obstacles.names == ["box 0"] and m.obstacles.shape[0] == shapes.BOX
 
 
-def test_the_library_shares_equal_templates_and_the_fingerprint_sees_fixed_boxes():
+def test_the_library_keys_templates_by_content_and_the_fingerprint_sees_fixed_boxes():
     lib = shapes.ShapeLibrary()
-    assert lib.add(shapes.BOX, (1, 2, 3)) == lib.add(shapes.BOX, (1.0, 2.0, 3.0)) == 0
-    assert lib.add(shapes.BOX, (1, 2, 4)) == 1
-    np.testing.assert_array_equal(lib.table(shapes.BOX), [[1, 2, 3], [1, 2, 4]])
+    a = lib.add(shapes.BOX, (1, 2, 3))
+    assert a == lib.add(shapes.BOX, (1.0, 2.0, 3.0)) == shapes.LIBRARY.add(shapes.BOX, (1, 2, 3))
+    b = lib.add(shapes.BOX, (1, 2, 4))
+    assert len(lib) == 2 and a != b and min(a, b) >= 0
+    np.testing.assert_array_equal(lib.params(shapes.BOX, [b, a, b]), [[1, 2, 4], [1, 2, 3],
+                                                                      [1, 2, 4]])
+    with pytest.raises(InputError, match="no box template with key 7"):
+        lib.params(shapes.BOX, [a, 7])
 
     def model(half):
         m = ps.Model()
@@ -146,6 +151,19 @@ def test_the_library_shares_equal_templates_and_the_fingerprint_sees_fixed_boxes
 
     assert model(None) != model((1, 1, 1)) != model((1, 1, 2))
     assert model((1, 1, 1)) == model((1, 1, 1))
+
+
+def test_box_bodies_carry_a_template_key_not_their_half_extents():
+    m = ps.Model()
+    m.surface("b", "b", friction=0.3)
+    for k in range(3):
+        m.box((k, 0, 0), (0.1, 0.2, 0.3) if k < 2 else (0.3, 0.2, 0.1), "b", density=1)
+    m.sphere((5, 0, 0), 0.1, "b", density=1)
+    b = m.build()
+    assert "half" not in b.FIELDS and b.template[0] == b.template[1] != b.template[2]
+    assert b.template[3] == shapes.NONE
+    np.testing.assert_array_equal(shapes.box.half_extents(b, [2, 0]),
+                                  [[0.3, 0.2, 0.1], [0.1, 0.2, 0.3]])
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -11,6 +11,7 @@ Features: reference face (0..5) * 8 + clipped vertex (0..7); 48 + 3 i + j for ed
 import numpy as np
 
 from ..dynamics.rotation import quat_to_matrix
+from ..shapes import box
 
 EDGE_FEATURE = 48
 
@@ -22,7 +23,7 @@ def box_box(A, i, B, j, margin):
     if len(i) == 0:
         return None
     Ri, Rj = quat_to_matrix(A.q[i]), quat_to_matrix(B.q[j])
-    hi, hj = A.half[i], B.half[j]
+    hi, hj = box.half_extents(A, i), box.half_extents(B, j)
     for k in range(len(i)):
         for c in _pair(A.x[i[k]], Ri[k], hi[k], B.x[j[k]], Rj[k], hj[k], margin):
             out["a"].append(i[k])

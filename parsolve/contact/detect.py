@@ -52,7 +52,7 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
 
 
 def _box_vertices(bodies, boxes, Rb):
-    return box.vertices(bodies.x[boxes], Rb, bodies.half[boxes])
+    return box.vertices(bodies.x[boxes], Rb, box.half_extents(bodies, boxes))
 
 
 def box_vertices(bodies, boxes):

@@ -2,7 +2,7 @@
 kinds, registered here (pe's double dispatch over its body-type tuple).
 
 A pair function f(A, i, B, j, margin) receives two placed-shape tables (bodies, or the
-obstacles as B) with columns x, q, radius (and a box's half, a plane's point and normal) and
+obstacles as B) with columns x, q, radius, template (and a plane's point and normal) and
 equal-length row arrays i (of A, all of f's first kind) and j (of B, its second kind). It returns
 None or a dict of arrays, one entry per contact point: "a" and "b" (rows of A and B), "feature"
 (tells apart the points of one pair, < 64: contact keys), "normal" (unit, from B to A),
@@ -103,7 +103,7 @@ def sphere_box(A, s, B, b, margin):
     if len(s) == 0:
         return None
     Rb = quat_to_matrix(B.q[b])
-    half = B.half[b]
+    half = box.half_extents(B, b)
     local = np.einsum("nji,nj->ni", Rb, A.x[s] - B.x[b])
     clamped = np.clip(local, -half, half)
     d = local - clamped
@@ -141,7 +141,7 @@ def box_plane(A, boxes, B, j, margin):
     for k in np.unique(j):
         rows = boxes[j == k]
         p, n = B.point[k], B.normal[k]
-        verts = box.vertices(A.x[rows], quat_to_matrix(A.q[rows]), A.half[rows])
+        verts = box.vertices(A.x[rows], quat_to_matrix(A.q[rows]), box.half_extents(A, rows))
         gap = ((verts - p) @ n).reshape(-1)                 # (nb * 8)
         a = np.repeat(rows, 8)
         point = verts.reshape(-1, 3) - np.outer(0.5 * gap, n)

@@ -5,7 +5,9 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
   /                      attrs: format="parsolve-results", version, model_fingerprint, step_size,
                          ranks, complete (True once the run closed it), parts, summary_* (at
                          the end: the run summary, reduced over all ranks)
-  /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, half, mass, inertia
+  /model/bodies/         gid, shape (0 sphere, 1 box), material, radius, template (its key in
+                         shapes.LIBRARY), half (a box's half extents, zero for a sphere),
+                         mass, inertia
   /model/materials       attrs: labels (index -> label)
   /model/obstacles/      point, normal, material, shape, q, half (one row per obstacle: a
                          half-space's point and normal into the free side; a fixed box's
@@ -153,8 +155,7 @@ class ResultsWriter:
             if shape.CELLS is None:
                 continue
             rows = np.flatnonzero(bodies.shape[:n] == kind)
-            gx = self._cells(g, shape, shape.vertices(bodies.x[rows], R[rows],
-                                                      bodies.half[rows]))
+            gx = self._cells(g, shape, shape.cell_points(bodies, rows, R[rows]))
             for name in CELL_FIELDS:               # one row per cell: the cells' data
                 self._rows(gx, name, getattr(bodies, name)[rows])
             self._rows(gx, "rotation", rotation[rows])
@@ -221,8 +222,9 @@ class ResultsWriter:
     def _model(self, f, model, bodies):
         g = f.create_group("model/bodies")
         n = bodies.n_owned
-        for name in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
+        for name in ("gid", "shape", "material", "radius", "template", "mass", "inertia"):
             self._rows(g, name, getattr(bodies, name)[:n])
+        self._rows(g, "half", _box_half(bodies, n))
         f["model"].create_group("materials").attrs["labels"] = model.materials.labels
         o = f.create_group("model/obstacles")
         o.create_dataset("point", data=model.obstacles.point)
@@ -230,13 +232,13 @@ class ResultsWriter:
         o.create_dataset("material", data=model.obstacles.material)
         o.attrs["names"] = model.obstacles.names
         obst = model.obstacles
-        for name in ("shape", "q", "half"):
+        for name in ("shape", "q"):
             o.create_dataset(name, data=getattr(obst, name))
+        o.create_dataset("half", data=_box_half(obst, len(obst)))
         for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells
             rows = np.flatnonzero(obst.shape == kind)
             if shape.CELLS is not None and len(rows):
-                verts = shape.vertices(obst.x[rows], quat_to_matrix(obst.q[rows]),
-                                       obst.half[rows])
+                verts = shape.cell_points(obst, rows, quat_to_matrix(obst.q[rows]))
                 gx = o.create_group(shape.CELLS["group"])
                 gx.create_dataset("vertices", data=verts.reshape(-1, 3))
                 gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
@@ -322,6 +324,15 @@ class ResultsWriter:
                                                    f"/frames/{local:06d}")
         os.replace(tmp, self.path)
         write_xdmf(self.path)
+
+
+def _box_half(placed, n):
+    """The half extents of the boxes among the first n rows of a placed-shape table (zero for
+    other shapes), for readers of /model."""
+    half = np.zeros((n, 3))
+    rows = np.flatnonzero(placed.shape[:n] == shapes.BOX)
+    half[rows] = shapes.box.half_extents(placed, rows)
+    return half
 
 
 def _connectivity(shape, first, count):

@@ -6,7 +6,9 @@ Conventions (SI units, stated once here):
 - v: linear velocity of the mass centre, world frame [m/s];
 - w: angular velocity in the world (spatial) frame [rad/s];
 - mass [kg]; inertia: principal moments in the body frame [kg m^2] (body axes are principal);
-- force, torque: constant applied loads in the world frame [N], [N m] (gravity is separate).
+- force, torque: constant applied loads in the world frame [N], [N m] (gravity is separate);
+- shape: the shape kind (parsolve/shapes: 0 sphere, 1 box), template: its parameters' key
+  (a box's half extents) in shapes.LIBRARY, so that every row has the same width.
 Rows [0, n_owned) are owned by this rank; rows beyond are read-only ghost copies.
 """
 import numpy as np
@@ -21,7 +23,7 @@ FIELDS = {  # name: (trailing shape, dtype)
     "shape": ((), np.int8),
     "material": ((), np.int32),
     "radius": ((), float),       # sphere radius; for a box, its bounding-sphere radius
-    "half": ((3,), float),       # box half extents (zero for spheres)
+    "template": ((), np.int64),  # shape template key (shapes.LIBRARY; -1: none, a sphere)
     "mass": ((), float),
     "inertia": ((3,), float),
     "x": ((3,), float),

@@ -55,8 +55,7 @@ class Model:
         self.contact_margin = None if contact_margin is None else float(
             finite("contact_margin", contact_margin))
         self.materials = SurfaceMaterials()
-        self.shapes = shapes.ShapeLibrary()      # templates of bodies and obstacles
-        self.obstacles = Obstacles(self.shapes)
+        self.obstacles = Obstacles()
         self._chunks = []            # dicts of per-body arrays, in the order given
         self._generators = []        # (first id, count, make, material, density, mass)
         self._loads = []             # (gid, force, torque)
@@ -133,7 +132,7 @@ class Model:
         m = self._mass(density, mass, shapes.sphere.volume(r), n, ids)
         inertia = np.repeat((shapes.sphere.inertia(m, r) if inertia is None else
                              self._per_body("inertia", inertia, n, ids))[:, None], 3, axis=1)
-        return self._chunk(ids, B.SPHERE, material, r, np.zeros((n, 3)), m, inertia, x,
+        return self._chunk(ids, B.SPHERE, material, r, shapes.NONE, m, inertia, x,
                            np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
 
     def box(self, center, half_extents, material, density=None, mass=None,
@@ -162,8 +161,9 @@ class Model:
         inertia = (shapes.box.inertia(m, half) if inertia is None else
                    positive(f"body {ids[0]}: inertia", inertia, (3,))[None, :])
         self._chunks.append(self._chunk(
-            ids, B.BOX, self.materials.index(material), shapes.box.bounding_radius(half), half,
-            m, inertia, finite(f"body {ids[0]}: center", center, (3,))[None, :],
+            ids, B.BOX, self.materials.index(material), shapes.box.bounding_radius(half),
+            shapes.LIBRARY.add(B.BOX, half[0]), m, inertia,
+            finite(f"body {ids[0]}: center", center, (3,))[None, :],
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
 
@@ -282,10 +282,9 @@ class Model:
             # planes keeps the fingerprint it had before obstacles had shapes)
             for arr in (self.obstacles.shape, self.obstacles.template, self.obstacles.q):
                 h.update(np.ascontiguousarray(arr).tobytes())
-            h.update(self.shapes.digest().encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
-                h.update(np.ascontiguousarray(c[f]).tobytes())
+                h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
         for first, count, make, material, density, mass in self._generators:
             h.update(repr((int(first), count, getattr(make, "__qualname__", ""), int(material),
                            density, mass)).encode())
@@ -340,7 +339,7 @@ class Model:
         return self._per_body("density", density, n, ids) * volume
 
     @staticmethod
-    def _chunk(ids, shape, material, radius, half, mass, inertia, x, q, v, w):
+    def _chunk(ids, shape, material, radius, template, mass, inertia, x, q, v, w):
         n = len(ids)
         v = np.zeros((n, 3)) if v is None else finite(f"body {ids[0]}: velocity", v, (n, 3))
         w = np.zeros((n, 3)) if w is None else finite(f"body {ids[0]}: angular velocity", w,
@@ -348,6 +347,15 @@ class Model:
         return {
             "gid": ids, "shape": np.full(n, shape, np.int8),
             "material": np.full(n, material, np.int32),
-            "radius": radius, "half": half, "mass": mass, "inertia": inertia, "x": x, "q": q,
+            "radius": radius, "template": np.full(n, template, np.int64), "mass": mass,
+            "inertia": inertia, "x": x, "q": q,
             "v": v, "w": w, "force": np.zeros((n, 3)), "torque": np.zeros((n, 3))}
 
+
+def _half(chunk):
+    """A chunk's box half extents (zero for other shapes): the fingerprint hashes them as it
+    did before bodies had templates, so a model keeps its fingerprint."""
+    half = np.zeros((len(chunk["gid"]), 3))
+    box = chunk["shape"] == B.BOX
+    half[box] = shapes.LIBRARY.params(B.BOX, chunk["template"][box])
+    return half

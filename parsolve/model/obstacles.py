@@ -4,7 +4,7 @@ They are replicated on every rank, never partitioned and never migrate, and they
 the broad-phase cells (a 10 m wall beside 1 mm grains). Row k is an obstacle of any shape kind
 (shapes/): a half-space {y : (y - point) . normal >= 0}, whose normal points into the region
 where bodies live, or a box with centre `point`, orientation q and half extents (its template in
-the model's ShapeLibrary). A contact with obstacle k has b = -1 and obstacle = k; its normal
+shapes.LIBRARY). A contact with obstacle k has b = -1 and obstacle = k; its normal
 points from the obstacle to the body. Box walls are half-spaces facing inwards.
 """
 import numpy as np
@@ -14,11 +14,9 @@ from .checks import finite, unit
 
 
 class Obstacles:
-    """The obstacles as columns: shape, template, point, normal, q, radius, material, names;
-    `library` is the model's ShapeLibrary (templates of bodies and obstacles alike)."""
+    """The obstacles as columns: shape, template, point, normal, q, radius, material, names."""
 
-    def __init__(self, library=None):
-        self.library = library if library is not None else shapes.ShapeLibrary()
+    def __init__(self):
         self.shape = np.zeros(0, np.int8)
         self.template = np.zeros(0, np.int64)
         self.point = np.zeros((0, 3))
@@ -36,26 +34,16 @@ class Obstacles:
         """The position of each obstacle (a plane's point, a box's centre): placed shapes."""
         return self.point
 
-    @property
-    def half(self):
-        """Half extents per obstacle, from its box template (NaN for other kinds): the same
-        attribute a box body has, so a fixed box goes through the body pair functions."""
-        out = np.full((len(self), 3), np.nan)
-        box = np.flatnonzero(self.shape == shapes.BOX)
-        if len(box):
-            out[box] = self.library.table(shapes.BOX)[self.template[box]]
-        return out
-
     def add_half_space(self, point, normal, material, name):
         p = finite(f"half-space {name!r}: point", point, (3,))
         n = unit(f"half-space {name!r}: normal", normal)
-        self._add(shapes.PLANE, -1, p, n, (1.0, 0.0, 0.0, 0.0), np.inf, material, name)
+        self._add(shapes.PLANE, shapes.NONE, p, n, (1.0, 0.0, 0.0, 0.0), np.inf, material, name)
 
     def add_box(self, center, half_extents, q, material, name):
         """A fixed box; q a unit quaternion (checked by the caller)."""
         c = finite(f"fixed box {name!r}: center", center, (3,))
         half = shapes.box.check(f"fixed box {name!r}", half_extents)
-        t = self.library.add(shapes.BOX, half)
+        t = shapes.LIBRARY.add(shapes.BOX, half)
         self._add(shapes.BOX, t, c, np.zeros(3), q,
                   float(shapes.box.bounding_radius(half[None, :])[0]), material, name)
 

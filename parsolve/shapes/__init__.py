@@ -6,19 +6,21 @@ sphere is its radius, a plane its point and normal), CELLS (how results draw it:
 cell, or None for a point glyph or nothing) and its mass properties and vertices as functions.
 Narrow-phase pair functions live in contact/narrow.py, registered per pair of kinds.
 
-A placed shape (a body row or an obstacle row) is a kind, a template index into the model's
-ShapeLibrary (-1: none), a position x and an orientation q (w, x, y, z; body -> world) and a
-bounding radius (the broad phase, the partition and the guards use it).
+A placed shape (a body row or an obstacle row) is a kind, a template key into LIBRARY (-1:
+none), a position x and an orientation q (w, x, y, z; body -> world) and a bounding radius
+(the broad phase, the partition and the guards use it).
 """
 import hashlib
 
 import numpy as np
 
+from ..errors import InputError
 from . import box, plane, sphere
 
 SPHERE, BOX, PLANE = sphere.KIND, box.KIND, plane.KIND
 KINDS = {m.KIND: m for m in (sphere, box, plane)}
 NAMES = {k: m.NAME for k, m in KINDS.items()}
+NONE = -1                 # the template key of a placed shape whose kind needs none
 
 
 def name(kind):
@@ -27,47 +29,47 @@ def name(kind):
 
 
 class ShapeLibrary:
-    """Shape templates, replicated on every rank (a box's half extents; later a polyhedron's
-    vertices and faces), so body and obstacle rows stay fixed-width and migrate as they are.
-    Equal parameters of one kind share a template: 10^6 equal bricks cost one row."""
+    """Shape templates (a box's half extents; later a polyhedron's vertices and faces), so
+    that body and obstacle rows stay fixed-width and migrate as they are.
+
+    A template's key is a hash of its kind and parameters (63 bits of SHA-256), not an index:
+    every rank, each running the model script, and every restart give a shape the same key
+    without communication, a checkpoint's rows find their templates again, and equal shapes
+    share one template (10^6 equal bricks cost one row; 10^6 different ones cost 10^6 on every
+    rank). Keys are saved in body rows and hashed into the model's fingerprint."""
 
     def __init__(self):
-        self.kind = []            # template t's shape kind
-        self.params = []          # template t's parameters (a float array)
-        self._index = {}          # (kind, parameter bytes) -> t
-        self._dense = {}          # kind -> (templates, width) array, rebuilt after an add
+        self._params = {}         # key -> (kind, parameters)
+        self._dense = {}          # kind -> (sorted keys, (templates, width) parameters)
 
     def __len__(self):
-        return len(self.kind)
+        return len(self._params)
 
     def add(self, kind, params):
-        """The template index of `params` for `kind` (added if new)."""
+        """The key of the template `params` of shape `kind` (added if new)."""
         p = np.ascontiguousarray(params, dtype=float)
-        key = (int(kind), p.tobytes())
-        if key not in self._index:
-            self._index[key] = len(self.kind)
-            self.kind.append(int(kind))
-            self.params.append(p)
-            self._dense.clear()
-        return self._index[key]
+        digest = hashlib.sha256(np.int64(kind).tobytes() + p.tobytes()).digest()
+        key = int.from_bytes(digest[:8], "little") & (2 ** 63 - 1)
+        if key not in self._params:
+            self._params[key] = (int(kind), p)
+            self._dense.pop(int(kind), None)
+        return key
 
-    def table(self, kind):
-        """(templates, width) parameters of a fixed-width kind, indexable by template index
-        (rows of other kinds are NaN)."""
+    def params(self, kind, keys):
+        """(n, width) parameters of the templates `keys` of a fixed-width kind."""
         if kind not in self._dense:
-            width = KINDS[kind].TEMPLATE
-            t = np.full((len(self.kind), width), np.nan)
-            for i, (k, p) in enumerate(zip(self.kind, self.params)):
-                if k == kind:
-                    t[i] = p
-            self._dense[kind] = t
-        return self._dense[kind]
+            items = sorted((k, p) for k, (kk, p) in self._params.items() if kk == kind)
+            self._dense[kind] = (np.array([k for k, _ in items], np.int64),
+                                 np.array([p for _, p in items], float).reshape(
+                                     len(items), KINDS[kind].TEMPLATE))
+        known, table = self._dense[kind]
+        keys = np.asarray(keys, np.int64)
+        at = np.minimum(np.searchsorted(known, keys), max(len(known) - 1, 0))
+        if len(keys) and (len(known) == 0 or np.any(known[at] != keys)):
+            bad = keys[known[at] != keys][0] if len(known) else keys[0]
+            raise InputError(f"no {name(kind)} template with key {int(bad)} (templates are "
+                             "made by the model script, on every rank)")
+        return table[at]
 
-    def digest(self):
-        """A hash of every template (kinds and parameters, in order): joins the model's
-        fingerprint, so a restart never continues with other shapes."""
-        h = hashlib.sha256()
-        for k, p in zip(self.kind, self.params):
-            h.update(np.int64(k).tobytes())
-            h.update(p.tobytes())
-        return h.hexdigest()
+
+LIBRARY = ShapeLibrary()     # process-wide: keys do not depend on which model made them

@@ -55,5 +55,19 @@ def distance(placed, k, x):
     """Distance of points x (n, 3) from box k of a placed-shape table (0 inside it)."""
     R = quat_to_matrix(placed.q[k:k + 1])[0]
     local = (x - placed.x[k]) @ R
-    half = placed.half[k]
+    half = half_extents(placed, [k])[0]
     return np.linalg.norm(local - np.clip(local, -half, half), axis=1)
+
+
+def half_extents(placed, rows):
+    """(n, 3) half extents of the boxes `rows` of a placed-shape table (bodies or obstacles),
+    from their templates."""
+    from . import LIBRARY
+
+    return LIBRARY.params(KIND, placed.template[rows])
+
+
+def cell_points(placed, rows, R):
+    """The points of the output cells (n, 8, 3) of the boxes `rows` of a placed-shape table,
+    R their rotation matrices (results and ParaView: CELLS)."""
+    return vertices(placed.x[rows], R, half_extents(placed, rows))
