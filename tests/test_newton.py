@@ -1,7 +1,7 @@
 """The global semismooth Newton and the hybrid solver (serial): Newton reaches 1e-10 where
 Gauss-Seidel stalls, both agree where both converge, a run with either is the Gauss-Seidel run,
 and bad options are refused. Its kernels (kernels/newton.pyx) equal their Python twins, and the
-Levenberg-Marquardt shift stays bounded however often Newton fails (the exact sums: test_reduce.py)."""
+Levenberg-Marquardt shift stays bounded however often Newton fails (exact sums: test_reduce.py)."""
 import time
 import warnings
 

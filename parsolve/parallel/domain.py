@@ -26,13 +26,6 @@ from .partition import RCBPartition
 from .reduce import exact_sums
 
 
-def _route_table(route, table, index, dest, **options):
-    """The rows `index` of `table` sent to ranks `dest` (route: Domain.route): the rows this
-    rank receives, as a table of the same type."""
-    got = route(index, dest, table.columns(table.PERSISTENT), **options)
-    return type(table)(len(next(iter(got.values()))), **got)
-
-
 class Domain:
     BALANCE = ("time", "contacts", "bodies")
     PARTITION = ("rcb", "slab")
@@ -112,6 +105,12 @@ class Domain:
             self._graph_key = key
         return self._ranks
 
+    def route_table(self, table, index, dest, neighbours=False):
+        """Rows index[k] of `table` (their PERSISTENT columns) sent to ranks dest[k]: the rows
+        this rank receives, as a table of the same type (see route)."""
+        got = self.route(index, dest, table.columns(table.PERSISTENT), neighbours)
+        return type(table)(len(next(iter(got.values()))), **got)
+
     def _account(self, seconds, nbytes):
         self.seconds += seconds
         self.bytes_sent += nbytes
@@ -141,7 +140,7 @@ class Domain:
                 self._window[:] = 0.0
                 self._cuts_moved = True
         idx = np.arange(n)
-        return _route_table(self.route, owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
+        return self.route_table(owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
 
     # -- load ---------------------------------------------------------------------------------
     def record_work(self, seconds, units):
@@ -190,8 +189,7 @@ class Domain:
             return owned
         idx, dest = self.part.holders(owned.x[:n])
         keep = dest != self.comm.rank
-        ghosts = _route_table(self.route, owned, idx[keep], dest[keep],
-                              neighbours=True).sorted_by_gid()
+        ghosts = self.route_table(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = type(owned)(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([a[:n], getattr(ghosts, f)])
             for f, a in owned.columns(owned.PERSISTENT).items()})
@@ -212,7 +210,7 @@ class Domain:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
         idx, dest = self.part.holders(contacts.point)
-        return _route_table(self.route, contacts, idx, dest, neighbours=near)
+        return self.route_table(contacts, idx, dest, neighbours=near)
 
     def scatter_contacts(self, contacts):
         """Contacts read from a checkpoint (any slice of the saved rows on each rank) sent to
@@ -220,8 +218,8 @@ class Domain:
         contacts lie in its box and share_contacts needs its neighbours only."""
         if self.comm.size == 1:
             return contacts
-        return _route_table(self.route, contacts, np.arange(len(contacts)),
-                            self.part.owner(contacts.point))
+        return self.route_table(contacts, np.arange(len(contacts)),
+                                self.part.owner(contacts.point))
 
     def body_owner(self, held):
         """The owner rank of each held body (as at the start of the step)."""
