@@ -59,6 +59,33 @@ def test_comms_of_one_communicator_share_one_duplicate_freed_with_the_last():
     base.Free()
 
 
+def test_a_halo_brings_every_holder_the_rows_a_colour_changed():
+    """Every rank holds bodies 0..P (ids), body r is touched by rank r in colour 0 and by
+    nobody in colour 1, body P by nobody: after colour 0's begin/end every rank has each
+    toucher's row, and colour 1 moves nothing."""
+    from parsolve.parallel.halo import Halo
+
+    comm = Comm()
+    p, r = comm.size, comm.rank
+    ranks = np.arange(p)
+    graph = comm.mpi.Create_dist_graph_adjacent(ranks.tolist(), ranks.tolist(), reorder=False)
+    gid = np.arange(p + 1)
+    pair_row, pair_rank = np.repeat(gid, p), np.tile(ranks, p + 1)
+    du = np.zeros((p + 1, 6))
+    du[r] = r + 1.0                                # this rank's relaxation changed body r
+    halo = Halo(graph, ranks, r, gid, pair_row, pair_rank, np.array([r]), np.array([0]), 2,
+                du, lambda seconds, nbytes: None)
+    for c in range(2):
+        halo.begin(c)
+        halo.end(c)
+    halo.free()
+    want = np.zeros((p + 1, 6))
+    want[:p] = np.arange(1.0, p + 1)[:, None]
+    np.testing.assert_array_equal(du, want)
+    graph.Free()
+    comm.free()
+
+
 def test_distributed_delassus_rows_apply_the_serial_operator():
     """Each rank owns a contiguous range of contact rows; the PETSc matrix assembled from those
     rows on the run's communicator applies exactly the serial W."""
