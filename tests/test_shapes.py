@@ -118,6 +118,33 @@ def test_a_box_rests_on_a_fixed_box_on_its_four_corners_carrying_its_weight():
     assert abs(c.R[:, 0].sum() - b.mass[0] * G * 1e-3) < 1e-9 * b.mass[0] * G * 1e-3
 
 
+def test_a_box_tumbling_onto_a_huge_fixed_slab_moves_as_onto_a_half_space():
+    """The fixed box's face is the plane: the same trajectory to round-off (box-box clipping
+    against the slab's top face gives the corners the box-plane function gives)."""
+    from parsolve.dynamics.rotation import axis_angle
+
+    def model(fixed):
+        m = ps.Model()
+        m.surface("b", "f", friction=0.5)
+        if fixed:
+            m.box((0, 0, -5), (50, 50, 5), "f", fixed=True)
+        else:
+            m.half_space((0, 0, 0), (0, 0, 1), "f")
+        m.box((0.0, 0, 0.2), (0.05, 0.04, 0.03), "b", density=1000,
+              orientation=axis_angle((1, 0.5, 0.2), 0.7), velocity=(0.5, 0, 0),
+              angular_velocity=(0, 3, 1))
+        return m
+
+    plane, slab = (run(model(fixed), 0.6, 1e-3, tol=1e-10).bodies for fixed in (False, True))
+    for f in ("x", "q", "v", "w"):
+        np.testing.assert_allclose(getattr(slab, f), getattr(plane, f), rtol=0, atol=1e-12)
+    assert np.abs(plane.v).max() < 1e-9 and np.abs(plane.w).max() < 1e-9       # at rest
+    from parsolve.dynamics.rotation import quat_to_matrix
+
+    z = np.sort(shapes.box.cell_points(plane, [0], quat_to_matrix(plane.q))[0, :, 2])
+    assert np.abs(z[:4]).max() < 1e-4                               # on a face, on the slab
+
+
 def test_a_fixed_box_is_no_body_and_does_not_size_the_cells():
     m = ps.Model()
     m.surface("g", "wall", friction=0.3)

@@ -40,8 +40,8 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
     keep = c["gap"] <= margin
     c = {f: v[keep] for f, v in c.items()}
     a, b, obst = c["a"], c["b"], c["obstacle"]
-    mat_b = np.where(obst >= 0, obstacles.material[np.maximum(obst, 0)],
-                     bodies.material[np.maximum(b, 0)])
+    mat_b = bodies.material[np.maximum(b, 0)]          # (a model may have no obstacles)
+    mat_b[obst >= 0] = obstacles.material[obst[obst >= 0]]
     mat_a = bodies.material[a]
     b_gid = np.where(b >= 0, bodies.gid[np.maximum(b, 0)], -1)
     cs = ContactSet(a=a, b=b, obstacle=obst, k1=bodies.gid[a],
