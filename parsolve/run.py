@@ -79,8 +79,13 @@ def _signals_caught():
 
 def run(model, duration, step, **options):
     """Run `model` for `duration` simulated seconds with time step `step` (Model.run's
-    entry point); `options` are Simulation's. Returns the run summary."""
-    return Simulation(model, step=step, **options).run(duration)
+    entry point); `options` are Simulation's. Returns the run summary. The Simulation's MPI
+    objects are freed after a run that ends normally (after an error or a signal the
+    process ends)."""
+    sim = Simulation(model, step=step, **options)
+    summary = sim.run(duration)
+    sim.free()
+    return summary
 
 
 class Simulation(Stepper):
@@ -127,6 +132,7 @@ class Simulation(Stepper):
         self.restarted_from = None           # the checkpoint this run continues
         self.results = self.output           # the results file of this leg
         self.flush_seconds = float(positive("flush_seconds", flush_seconds))
+        self._own_comm = comm is None
         super().__init__(model, step, solver, comm, verify_every, balance_tolerance, balance,
                          guards, max_overlap, max_travel)
         if o.fclib_step is not None:
@@ -134,6 +140,13 @@ class Simulation(Stepper):
 
             with self.comm.collective():
                 export_step(self, o.fclib_out or f"step{o.fclib_step}.fclib.h5", o.fclib_step)
+
+    def free(self):
+        """Free the run's MPI objects (the domain's, and the Comm if the run made it):
+        collective, and the last call on this Simulation."""
+        self.domain.free()
+        if self._own_comm:
+            self.comm.free()
 
     def _say(self, text):
         """A line on rank 0 (unless quiet)."""

@@ -270,6 +270,14 @@ class Domain:
             else:
                 self._halo.complete()
 
+    def free(self):
+        """Free this domain's MPI objects: the last sweep's requests and the subdomain graph
+        (collective; after a completed step every send has been received)."""
+        self._complete_sends(free=True)
+        if getattr(self, "_graph", None) is not None:
+            self._graph.Free()
+            self._graph = self._graph_key = None
+
     def sums(self, columns):
         """exact_sums over all ranks; its time counts as communication only on several."""
         if self.comm.size == 1:
