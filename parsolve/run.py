@@ -32,16 +32,17 @@ UNCONVERGED_LINES = 5
 class Overrides:
     """Run options given on the command line; each one that is not None replaces the
     script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py)."""
-    output: str = None
-    restart: str = None
-    checkpoint_every: int = None
-    checkpoint_seconds: float = None
-    checkpoint_keep: int = None
-    checkpoint_dir: str = None
-    fclib_step: int = None
-    fclib_out: str = None
+    output: str | None = None
+    restart: str | None = None
+    checkpoint_every: int | None = None
+    checkpoint_seconds: float | None = None
+    checkpoint_keep: int | None = None
+    checkpoint_dir: str | None = None
+    fclib_step: int | None = None
+    fclib_out: str | None = None
 
     def over(self, name, value):
+        """The option `name`: this override if given, else `value` (the script's)."""
         mine = getattr(self, name)
         return value if mine is None else mine
 
