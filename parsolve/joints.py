@@ -21,6 +21,7 @@ from .errors import InputError, everywhere
 from .interactions import Interactions
 from .laws import bilateral, spring
 
+POSITIONAL = ("fix_point", "fix_direction", "rigid_link")   # position constraints (projection)
 REACH_SLACK = 1.5     # the cells hold rows whose bodies move to 1.5 times their first reach
 
 
@@ -79,16 +80,20 @@ class Joints:
     def __len__(self):
         return len(self.specs)
 
-    def rows(self, held, t, h):
+    def rows(self, held, t, h, types=None, drift=True):
         """The rows (Interactions) of the joints whose bodies `held` holds, at the half step
         (held's positions) and the step [t, t + h]; and (d, name): the largest distance from
-        a row's point to one of its bodies, and that joint's name."""
+        a row's point to one of its bodies, and that joint's name. types: only joints of
+        these types (default all); drift: the free term corrects the positional joints'
+        violation e by e / h (off when positions are projected: the correction is then the
+        projection's, and a velocity that also corrects would pump energy into the motion)."""
         if not len(self):
             return Interactions.empty(), (0.0, "")
         index = {int(g): k for k, g in enumerate(held.gid)}
         ia = np.array([index.get(int(g), -1) for g in self.a])
         ib = np.array([index.get(int(g), -1) if g >= 0 else -1 for g in self.b])
-        use = np.flatnonzero((ia >= 0) & ((self.b < 0) | (ib >= 0)))
+        wanted = np.ones(len(self), bool) if types is None else np.isin(self.type, types)
+        use = np.flatnonzero((ia >= 0) & ((self.b < 0) | (ib >= 0)) & wanted)
         n = len(use)
         if n == 0:
             return Interactions.empty(), (0.0, "")
@@ -130,6 +135,8 @@ class Joints:
                 shift[k, 0] = (dist[k] - self.L0[j]) / h
             elif kind_j == "prescribe":
                 shift[k, 0] = -self._velocity(j, t, h, (pa[k] - self.specs[j]["point"]) @ normal)
+        if not drift:
+            shift[np.isin(types, POSITIONAL)] = 0.0
         param[:, 1:4] = shift
         springs = np.flatnonzero(types == "spring")
         if len(springs):

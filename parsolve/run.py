@@ -110,6 +110,8 @@ class Simulation(Stepper):
     guards (guards.py): contacts deeper than max_overlap times the smaller radius, bodies
     moving more than max_travel times their radius in a step. overrides: Overrides that take
     precedence over these arguments (default: COMMAND_LINE, those of `parsolve run`).
+    projection: True (or a parsolve.projection.Projection) projects positions onto the
+    constraints after each step (off by default: one more solve per step).
     """
 
     def __init__(self, model, step, solver=None, output=None, frames=None, progress=5.0,
@@ -117,7 +119,7 @@ class Simulation(Stepper):
                  balance_tolerance=1.1, checkpoint_every=None, checkpoint_seconds=None,
                  checkpoint_keep=3, checkpoint_dir=None, restart=None, balance="time",
                  flush_seconds=300.0, guards="warn", max_overlap=0.2, max_travel=0.5,
-                 overrides=None):
+                 projection=None, overrides=None):
         o = COMMAND_LINE if overrides is None else overrides
         self.output = o.over("output", output)
         self.frame_interval = None if frames is None else float(positive("frames", frames))
@@ -135,7 +137,7 @@ class Simulation(Stepper):
         self.flush_seconds = float(positive("flush_seconds", flush_seconds))
         self._own_comm = comm is None
         super().__init__(model, step, solver, comm, verify_every, balance_tolerance, balance,
-                         guards, max_overlap, max_travel)
+                         guards, max_overlap, max_travel, projection)
         if o.fclib_step is not None:
             from .io.fclib import export_step
 

@@ -28,6 +28,7 @@ from .parallel.operators import distributed_delassus
 from .interactions import Interactions
 from .joints import Joints
 from .kinematic import Kinematics
+from .projection import Projection
 from .solvers import GaussSeidel, Problem
 from . import laws
 from .solvers.residual import residual_from_parts
@@ -58,8 +59,10 @@ class Stepper:
 
     def __init__(self, model, step, solver=None, comm=None, verify_every=100,
                  balance_tolerance=1.1, balance="time", guards="warn", max_overlap=0.2,
-                 max_travel=0.5):
+                 max_travel=0.5, projection=None):
         self.model = model
+        # projection on constraints after each step (projection.py): off by default
+        self.projection = Projection() if projection is True else (projection or None)
         self.h = float(positive("step", step))
         self.solver = solver or GaussSeidel()
         self.comm = comm if comm is not None else Comm()
@@ -92,7 +95,7 @@ class Stepper:
         diameter: broad phase, colouring and partition) and the domain that owns them."""
         local = self.model.build(self.comm)
         self.mu_table, self.e_table = self.model.materials.tables()
-        rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
+        rmin = self.rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
                        else 1e-6 * rmin)
@@ -183,6 +186,11 @@ class Stepper:
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R,
                                        ld.U_before + ld.velocity_after(b))
+        projected = (0, 0.0, 0.0)
+        if self.projection is not None:               # positions onto the constraints
+            projected = self.projection.apply(b, contacts, ld.velocity_after(b), self.joints,
+                                              self.time, h, inv_mass, self.cell, dom,
+                                              self.comm, 1e-4 * self.rmin)
         ld.destroy()
         self.owned = o = b.take(np.arange(b.n_owned))
         guard = (0, [])
@@ -210,7 +218,7 @@ class Stepper:
         e["work_loads"] += work
         e["dissipated"] += dissipated
         self.last = {"local": report.local, "events": report.events, "du": du[:b.n_owned],
-                     "ghosts": len(b) - b.n_owned, "guard": guard}
+                     "ghosts": len(b) - b.n_owned, "guard": guard, "projection": projected}
         return {"step": self.step_count, "time": self.time,
                 "contacts": self.comm.sum(len(contacts)),
                 "iterations": report.iterations, "residual": residual,

@@ -8,6 +8,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
+from parsolve.projection import Projection
 from parsolve.simulation import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
@@ -64,3 +65,23 @@ def test_a_chain_cut_by_the_partition_equals_the_serial_run_bit_for_bit():
     # the chain is really cut: its links' rows live on more than one rank
     mine = int((par.contacts.k2 < 0).sum())
     assert WORLD.allreduce(int(mine > 0)) >= 2
+
+
+def test_projection_on_constraints_is_rank_independent():
+    """The projection's position problem is solved over the step's colours with exact sums:
+    the chain with projection equals its serial run bit for bit too."""
+    def run_projected(comm):
+        sim = Simulation(chain(), step=1e-3, solver=ps.GaussSeidel(tol=1e-10, max_iter=500),
+                         progress=0, quiet=True, comm=comm, verify_every=0,
+                         projection=Projection(threshold=0.0))      # at every step
+        sim.projected = 0
+        for _ in range(30):
+            sim.step()
+            sim.projected += sim.last["projection"][0] > 0
+        return sim
+
+    serial, par = run_projected(Comm(MPI.COMM_SELF)), run_projected(Comm(WORLD))
+    gid, state, keys, R = gathered(par)
+    s = serial.owned
+    np.testing.assert_array_equal(state, np.hstack([s.x, s.q, s.v, s.w]))
+    assert serial.projected > 0 and par.projected == serial.projected   # it projected
