@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from .joints import JointCommands
 from .. import shapes
 from ..errors import InputError
 from . import bodies as B
@@ -49,7 +50,10 @@ def orientation_quaternion(what, orientation):
     return q
 
 
-class Model:
+class Model(JointCommands):
+    """What the user describes: materials, obstacles, bodies, loads, joints (model/joints.py),
+    sensors. No MPI and no run: Model.run is the entry point to parsolve.run."""
+
     def __init__(self, gravity=(0.0, 0.0, -9.81), contact_margin=None):
         self.gravity = finite("gravity", gravity, (3,))
         self.contact_margin = None if contact_margin is None else float(
@@ -282,6 +286,8 @@ class Model:
             # planes keeps the fingerprint it had before obstacles had shapes)
             for arr in (self.obstacles.shape, self.obstacles.template, self.obstacles.q):
                 h.update(np.ascontiguousarray(arr).tobytes())
+        if self.__dict__.get("joints") or self.__dict__.get("kinematics"):
+            h.update(json.dumps(self.joints_state(), default=str).encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
