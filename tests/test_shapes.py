@@ -145,6 +145,44 @@ def test_a_box_tumbling_onto_a_huge_fixed_slab_moves_as_onto_a_half_space():
     assert np.abs(z[:4]).max() < 1e-4                               # on a face, on the slab
 
 
+def test_a_sphere_slides_off_a_fixed_sphere_where_the_normal_force_vanishes():
+    """Frictionless, from the top at v0: the centre moves on a circle of radius L = R + r and
+    leaves it when g cos(theta) = v^2 / L, v^2 = v0^2 + 2 g L (1 - cos(theta)): at
+    cos(theta) = 2/3 + v0^2 / (3 g L)."""
+    R_dome, r, v0, h = 0.5, 0.05, 0.5, 2e-4
+    # on a curved path, closing the gap at the velocity level lets the centre drift outwards
+    # by about v^2 h^2 / (2 L) a step: a margin above that keeps the contact active
+    m = ps.Model(gravity=(0.0, 0.0, -G), contact_margin=1e-6)
+    m.surface("ball", "dome", friction=0.0)
+    assert m.sphere((0, 0, 0), R_dome, "dome", fixed=True, name="dome") == "dome"
+    m.sphere((0, 0, R_dome + r), r, "ball", density=1000, velocity=(v0, 0, 0))
+    sim = ps.Simulation(m, step=h, solver=ps.GaussSeidel(tol=1e-12, max_iter=100),
+                        progress=0, quiet=True)
+    L = R_dome + r
+    while True:
+        sim.step()
+        x, v, c = sim.bodies.x[0], sim.bodies.v[0], sim.contacts
+        if len(c) == 0 or c.R[0, 0] <= 0:                         # no longer pressed
+            break
+        assert abs(np.linalg.norm(x) - L) < 1e-6                  # on the dome until then
+    theta = np.arctan2(x[0], x[2])
+    expected = np.arccos(2.0 / 3.0 + v0 ** 2 / (3 * G * L))
+    assert abs(theta - expected) < 3 * h * np.linalg.norm(v) / L  # within 3 steps' travel
+
+
+def test_a_box_rests_on_top_of_a_fixed_sphere():
+    m = ps.Model(gravity=(0.0, 0.0, -G))
+    m.surface("b", "ball", friction=0.5)
+    m.sphere((0, 0, -1.0), 1.0, "ball", fixed=True)
+    m.box((0, 0, 0.05), (0.2, 0.15, 0.05), "b", density=700)
+    sim = run(m, 0.2, 1e-3, tol=1e-12)
+    b, c = sim.bodies, sim.contacts
+    np.testing.assert_allclose(b.x[0], (0, 0, 0.05), atol=1e-9)
+    assert len(c) == 1 and c.obstacle[0] == 0 and c.b[0] == -1 and c.k1[0] == 0
+    np.testing.assert_allclose(c.frame[0, 0], (0, 0, 1), atol=1e-12)   # from the sphere
+    assert abs(c.R[0, 0] - b.mass[0] * G * 1e-3) < 1e-9 * b.mass[0] * G * 1e-3
+
+
 def test_a_fixed_box_is_no_body_and_does_not_size_the_cells():
     m = ps.Model()
     m.surface("g", "wall", friction=0.3)
@@ -210,6 +248,21 @@ def test_bad_fixed_boxes_are_named(kwargs, message):
     args.update(kwargs)
     with pytest.raises(InputError, match=message):
         m.box(**args)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"radius": 0.0}, r"fixed sphere 's': radius: must be > 0, got 0"),
+    ({"center": (np.inf, 0, 0)}, r"fixed sphere 's': center: not a finite number"),
+    ({"inertia": 1.0}, r"fixed sphere 's': a fixed sphere takes no inertia"),
+    ({"angular_velocity": (0, 0, 1)}, r"takes no angular_velocity"),
+])
+def test_bad_fixed_spheres_are_named(kwargs, message):
+    m = ps.Model()
+    m.surface("g", "w", friction=0.3)
+    args = dict(center=(0, 0, 0), radius=1.0, material="w", fixed=True, name="s")
+    args.update(kwargs)
+    with pytest.raises(InputError, match=message):
+        m.sphere(**args)
 
 
 def test_a_fixed_box_of_an_undefined_material_pair_is_named():

@@ -9,10 +9,11 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          shapes.LIBRARY), half (a box's half extents, zero for a sphere),
                          mass, inertia
   /model/materials       attrs: labels (index -> label)
-  /model/obstacles/      point, normal, material, shape, q, half (one row per obstacle: a
-                         half-space's point and normal into the free side; a fixed box's
-                         centre, orientation and half extents), attrs names; per shape kind
-                         drawn as cells (boxes/): vertices, connectivity, obstacle, material
+  /model/obstacles/      point, normal, material, shape, q, radius, half (one row per
+                         obstacle: a half-space's point and normal into the free side; a fixed
+                         box's centre, orientation and half extents; a fixed sphere's centre
+                         and radius), attrs names; per shape kind drawn as cells (boxes/):
+                         vertices, connectivity, obstacle, material
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...) and
                          event_<name> per solver event (e.g. a linear-solve fallback);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
@@ -232,7 +233,7 @@ class ResultsWriter:
         o.create_dataset("material", data=model.obstacles.material)
         o.attrs["names"] = model.obstacles.names
         obst = model.obstacles
-        for name in ("shape", "q"):
+        for name in ("shape", "q", "radius"):
             o.create_dataset(name, data=getattr(obst, name))
         o.create_dataset("half", data=_box_half(obst, len(obst)))
         for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells

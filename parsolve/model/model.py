@@ -93,8 +93,14 @@ class Model(JointCommands):
 
     # -- bodies ------------------------------------------------------------------------------
     def sphere(self, center, radius, material, density=None, mass=None, velocity=(0, 0, 0),
-               angular_velocity=(0, 0, 0), id=None, inertia=None):
-        """One sphere; returns its id."""
+               angular_velocity=(0, 0, 0), id=None, inertia=None, fixed=False, name=None):
+        """One sphere; returns its id. fixed=True makes it an obstacle, as for box()."""
+        if fixed:
+            name = self._fixed_name("sphere", name, density=density, mass=mass,
+                                    inertia=inertia, id=id, velocity=velocity,
+                                    angular_velocity=angular_velocity)
+            self.obstacles.add_sphere(center, radius, self.materials.index(material), name)
+            return name
         ids = None if id is None else [id]
         return int(self.spheres([center], radius, material, density, mass, [velocity],
                                 [angular_velocity], ids, inertia)[0])
@@ -154,9 +160,12 @@ class Model(JointCommands):
         It takes no density, mass, inertia, id or velocity; `name` (default "box K") names
         it in messages and sensors, and is returned."""
         if fixed:
-            return self._fixed_box(center, half_extents, material, orientation, name,
-                                   density=density, mass=mass, inertia=inertia, id=id,
-                                   velocity=velocity, angular_velocity=angular_velocity)
+            name = self._fixed_name("box", name, density=density, mass=mass, inertia=inertia,
+                                    id=id, velocity=velocity, angular_velocity=angular_velocity)
+            q = orientation_quaternion(f"fixed box {name!r}: orientation", orientation)
+            self.obstacles.add_box(center, half_extents, q / np.linalg.norm(q),
+                                   self.materials.index(material), name)
+            return name
         ids = self._ids(None if id is None else [id], 1)
         half = positive(f"body {ids[0]}: half_extents", half_extents, (3,))[None, :]
         q = orientation_quaternion(f"body {ids[0]}: orientation", orientation)
@@ -171,16 +180,15 @@ class Model(JointCommands):
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
 
-    def _fixed_box(self, center, half_extents, material, orientation, name, **body_only):
-        name = f"box {len(self.obstacles)}" if name is None else str(name)
+    def _fixed_name(self, shape, name, **body_only):
+        """The name of a fixed shape (default "SHAPE K", K its obstacle index), after refusing
+        what only a body takes."""
+        name = f"{shape} {len(self.obstacles)}" if name is None else str(name)
         for key, value in body_only.items():
             moving = key.endswith("velocity") and np.any(np.asarray(value, float) != 0)
             if moving or (not key.endswith("velocity") and value is not None):
-                raise InputError(f"fixed box {name!r}: a fixed box takes no {key} (it never "
-                                 "moves and has no mass)")
-        q = orientation_quaternion(f"fixed box {name!r}: orientation", orientation)
-        self.obstacles.add_box(center, half_extents, q / np.linalg.norm(q),
-                               self.materials.index(material), name)
+                raise InputError(f"fixed {shape} {name!r}: a fixed {shape} takes no {key} (it "
+                                 "never moves and has no mass)")
         return name
 
     def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1):

@@ -3,14 +3,14 @@
 They are replicated on every rank, never partitioned and never migrate, and they do not size
 the broad-phase cells (a 10 m wall beside 1 mm grains). Row k is an obstacle of any shape kind
 (shapes/): a half-space {y : (y - point) . normal >= 0}, whose normal points into the region
-where bodies live, or a box with centre `point`, orientation q and half extents (its template in
-shapes.LIBRARY). A contact with obstacle k has b = -1 and obstacle = k; its normal
+where bodies live, a box with centre `point`, orientation q and half extents (its template in
+shapes.LIBRARY), or a sphere with centre `point` and `radius`. A contact with obstacle k has b = -1 and obstacle = k; its normal
 points from the obstacle to the body. Box walls are half-spaces facing inwards.
 """
 import numpy as np
 
 from .. import shapes
-from .checks import finite, unit
+from .checks import finite, positive, unit
 
 
 class Obstacles:
@@ -46,6 +46,12 @@ class Obstacles:
         t = shapes.LIBRARY.add(shapes.BOX, half)
         self._add(shapes.BOX, t, c, np.zeros(3), q,
                   float(shapes.box.bounding_radius(half[None, :])[0]), material, name)
+
+    def add_sphere(self, center, radius, material, name):
+        c = finite(f"fixed sphere {name!r}: center", center, (3,))
+        r = float(positive(f"fixed sphere {name!r}: radius", radius))
+        self._add(shapes.SPHERE, shapes.NONE, c, np.zeros(3), (1.0, 0.0, 0.0, 0.0), r,
+                  material, name)
 
     def _add(self, kind, template, point, normal, q, radius, material, name):
         self.shape = np.append(self.shape, np.int8(kind))

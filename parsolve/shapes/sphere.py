@@ -14,3 +14,8 @@ def volume(radius):
 def inertia(mass, radius):
     """Moment of inertia of a uniform ball about any axis through its centre."""
     return 0.4 * mass * radius * radius
+
+
+def distance(placed, k, x):
+    """Distance of points x (n, 3) from sphere k of a placed-shape table (< 0 inside)."""
+    return np.linalg.norm(x - placed.x[k], axis=1) - placed.radius[k]
