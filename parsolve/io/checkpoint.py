@@ -4,9 +4,10 @@ continue exactly on any number of ranks.
 Layout (rows carry their body id or contact key, so any rank can read any slice):
   /                  attrs: format="parsolve-checkpoint", version, model_fingerprint, step,
                      time, step_size, bodies, contacts, ranks (that wrote it)
-  /bodies/<field>    every BodySet field of every body (gid, shape, material, radius, half,
-                     mass, inertia, x, q, v, w, force, torque)
-  /contacts/k1, k2, point, R     the contact set with its reactions (the warm start)
+  /bodies/<field>    BodySet.PERSISTENT: every field of every body (gid, shape, material,
+                     radius, template, mass, inertia, x, q, v, w, force, torque)
+  /contacts/<field>  Interactions.PERSISTENT: k1, k2, point, R, state (keys, the point that
+                     decides the owner, the warm start, the laws' state), joints' rows too
   every dataset: attr checksum (io/checksum.py: any rank count writes and verifies it);
   /: attrs header_checksum (of the attributes in HEADER), results_parts (JSON: the complete
      results segments that hold the history up to this step, for a restart to continue it),

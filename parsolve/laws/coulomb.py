@@ -120,8 +120,9 @@ def project_rows(R, U, mu):
     z = R - np.stack([U[:, 0] + mu * ut, U[:, 1], U[:, 2]], axis=1)
     zn, nt = z[:, 0], np.hypot(z[:, 1], z[:, 2])
     rn = (zn + mu * nt) / (1.0 + mu * mu)
-    s = np.where(nt > 0, mu * rn / np.where(nt > 0, nt, 1.0), 0.0)
-    P = np.stack([rn, s * z[:, 1], s * z[:, 2]], axis=1)
+    with np.errstate(over="ignore", invalid="ignore"):      # rows the masks below replace
+        s = np.where(nt > 0, mu * rn / np.where(nt > 0, nt, 1.0), 0.0)
+        P = np.stack([rn, s * z[:, 1], s * z[:, 2]], axis=1)
     inside = (nt <= mu * zn) & (zn > 0)
     P[inside] = z[inside]
     P[mu * nt <= -zn] = 0.0
