@@ -8,6 +8,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
+from gathering import gathered
 from parsolve.projection import Projection
 from parsolve.simulation import Simulation
 
@@ -39,15 +40,6 @@ def run(comm, steps=60):
     for _ in range(steps):
         sim.step()
     return sim
-
-
-def gathered(sim):
-    o, c = sim.owned, sim.contacts
-    parts = WORLD.allgather((o.gid, np.hstack([o.x, o.q, o.v, o.w]),
-                             np.stack([c.k1, c.k2], 1), c.R))
-    gid, state, keys, R = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    o1, o2 = np.argsort(gid), np.lexsort((keys[:, 1], keys[:, 0]))
-    return gid[o1], state[o1], keys[o2], R[o2]
 
 
 def test_a_chain_cut_by_the_partition_equals_the_serial_run_bit_for_bit():

@@ -7,6 +7,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
+from gathering import gathered
 from parsolve.simulation import Simulation
 from tests.test_shapes import container
 
@@ -21,15 +22,6 @@ def run(comm):
     for _ in range(STEPS):
         sim.step()
     return sim
-
-
-def gathered(sim):
-    o, c = sim.owned, sim.contacts
-    parts = WORLD.allgather((o.gid[:o.n_owned], np.hstack([o.x, o.q, o.v, o.w])[:o.n_owned],
-                             np.stack([c.k1, c.k2], 1), c.R))
-    gid, state, keys, R = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    o1, o2 = np.argsort(gid), np.lexsort((keys[:, 1], keys[:, 0]))
-    return gid[o1], state[o1], keys[o2], R[o2]
 
 
 def test_a_container_of_fixed_boxes_gives_the_serial_trajectory_bit_for_bit():
