@@ -63,24 +63,17 @@ def write_xdmf(results_path, xdmf_path=None):
                     _item(ref, f"{path}/bodies/x", (n, 3)),
                     _attributes(ref, g, f"{path}/bodies", n, BODY_ATTRIBUTES, "Node")))
             for shape in CELL_SHAPES:
-                group, per = shape.CELLS["group"], shape.CELLS["points"]
+                group = shape.CELLS["group"]
                 nb = g[f"{group}/connectivity"].shape[0] if group in g else 0
                 if nb:
-                    grids[group].append(_grid(
-                        f"{group} {k}", t, shape.CELLS["topology"], nb,
-                        _item(ref, f"{path}/{group}/connectivity", (nb, per), "Int", 8),
-                        _item(ref, f"{path}/{group}/vertices", (per * nb, 3)),
-                        _attributes(ref, g, f"{path}/{group}", nb, CELL_ATTRIBUTES, "Cell")))
+                    grids[group].append(_cells(f"{group} {k}", t, shape, ref, g,
+                                               f"{path}/{group}", nb, CELL_ATTRIBUTES))
             for shape in fixed:
-                group, per = shape.CELLS["group"], shape.CELLS["points"]
-                fixed_path = f"model/obstacles/{group}"
+                fixed_path = f"model/obstacles/{shape.CELLS['group']}"
                 nb = f[fixed_path]["connectivity"].shape[0]
-                grids["obstacles"].append(_grid(
-                    f"obstacles {k}", t, shape.CELLS["topology"], nb,
-                    _item(ref, f"{fixed_path}/connectivity", (nb, per), "Int", 8),
-                    _item(ref, f"{fixed_path}/vertices", (per * nb, 3)),
-                    _attributes(ref, f["model/obstacles"], fixed_path, nb,
-                                OBSTACLE_ATTRIBUTES, "Cell")))
+                grids["obstacles"].append(_cells(f"obstacles {k}", t, shape, ref,
+                                                 f["model/obstacles"], fixed_path, nb,
+                                                 OBSTACLE_ATTRIBUTES))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(
@@ -112,6 +105,16 @@ def _item(ref, dataset, dims, number="Float", precision=8):
     d = " ".join(str(x) for x in dims)
     return (f'<DataItem Dimensions="{d}" NumberType="{number}" Precision="{precision}" '
             f'Format="HDF">{escape(ref)}:/{dataset}</DataItem>')
+
+
+def _cells(name, t, shape, ref, owner, base, nb, attributes):
+    """A grid of nb cells of `shape` whose connectivity, vertices and cell data live under
+    `base` (the datasets of `owner`, an HDF5 group)."""
+    per = shape.CELLS["points"]
+    return _grid(name, t, shape.CELLS["topology"], nb,
+                 _item(ref, f"{base}/connectivity", (nb, per), "Int", 8),
+                 _item(ref, f"{base}/vertices", (per * nb, 3)),
+                 _attributes(ref, owner, base, nb, attributes, "Cell"))
 
 
 def _grid(name, t, topology, n, connectivity, geometry, attributes):
