@@ -223,6 +223,7 @@ class Stepper:
                 "contacts": self.comm.sum(len(contacts)),
                 "iterations": report.iterations, "residual": residual,
                 "newton_iterations": report.newton_iterations,
+                "projection_sweeps": projected[0], "projection_violation": projected[2],
                 "ksp_iterations": report.ksp_iterations,
                 **{f"event_{k}": int(v) for k, v in report.events.items()},
                 "converged": int(report.converged), "kinetic_energy": ke,

@@ -321,3 +321,19 @@ def test_projection_keeps_a_link_on_its_circle_and_removes_overlaps():
     overlap, x = pair(True)
     assert 0 <= overlap <= threshold and np.allclose(x[0] + x[1], (0.16, 0, 0), atol=1e-15)
     assert pair(None)[0] == pytest.approx(0.04, rel=1e-9)
+
+
+def test_a_step_with_joint_rows_is_not_exported_to_fclib():
+    """FCLIB's local format holds frictional contacts only: a joint row is refused by name."""
+    from parsolve.errors import InputError
+    from parsolve.io import fclib
+
+    m = model()
+    m.sphere((0.3, 0, 0), 0.05, "a", density=1000, id=0)
+    m.rigid_link(0, (0.3, 0, 0), None, (0, 0, 0))
+    sim = Simulation(m, step=1e-3, progress=0, quiet=True, verify_every=0)
+    box = {}
+    sim.local_dynamics_hook = lambda s, ld: box.update(ld=ld)
+    sim.step()
+    with pytest.raises(InputError, match="a bilateral row"):
+        fclib.from_local_dynamics(box["ld"])

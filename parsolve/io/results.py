@@ -67,8 +67,10 @@ CELL_FIELDS = ("gid", "q", "v", "w", "material")
 HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "iterations",
            "residual", "converged", "t_integrate", "t_detect", "t_assemble", "t_solve",
            "t_update", "t_output", "t_migrate", "t_communication", "petsc_residual",
-           "newton_iterations", "ksp_iterations", "work_loads", "dissipated", "energy_error")
-_INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp_iterations"}
+           "newton_iterations", "ksp_iterations", "work_loads", "dissipated", "energy_error",
+           "projection_sweeps", "projection_violation")
+_INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp_iterations",
+        "projection_sweeps"}
 
 
 def _h5py():
