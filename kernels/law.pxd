@@ -37,7 +37,7 @@ cdef inline void law_phi(kind_t kind, const double* p, const double* r, const do
     """The row's semismooth function Phi(r, u) = 0 of the global Newton, and when A is not
     NULL its blocks A = dPhi/dr, B = dPhi/du."""
     if kind == KIND_COULOMB:
-        ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B)
+        ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B, False)
     elif kind == KIND_BILATERAL:
         bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
     else:

@@ -80,14 +80,15 @@ def residual_sq(p, r, u):
     return natural_map(r, u, p[0]) ** 2
 
 
-def ac_phi(r, u, mu, rho_n, rho_t, jacobian=True):
+def ac_phi(r, u, mu, rho_n, rho_t, jacobian=True, fast_norm=False):
     """Alart-Curnier's Phi(r, u) and, if asked, its blocks A = dPhi/dr and B = dPhi/du, as
-    coulomb.pxd's ac_phi, operation for operation (|z_T| by hypot, as numpy's)."""
+    coulomb.pxd's ac_phi, operation for operation (|z_T| by hypot, as numpy's, or with
+    fast_norm by sqrt(z1^2 + z2^2), as the local Newton's)."""
     sn = r[0] - rho_n * u[0]
     pos = sn > 0.0
     radius = mu * sn if pos else 0.0
     z1, z2 = r[1] - rho_t * u[1], r[2] - rho_t * u[2]
-    nz = float(np.hypot(z1, z2))
+    nz = norm2(z1, z2) if fast_norm else float(np.hypot(z1, z2))
     slide = nz > radius
     scale = radius / nz if slide else 1.0
     phi = np.array([rho_n * u[0] if pos else r[0], r[1] - scale * z1, r[2] - scale * z2])

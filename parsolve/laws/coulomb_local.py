@@ -113,7 +113,7 @@ def ac_merit(W, b, mu, rhon, rhot, r, jacobian=True):
     """|Phi|^2 of Alart-Curnier's function at r, u = W r + b, with Phi and (if asked)
     J = A + B W, as coulomb.pxd's ac_merit."""
     u = W @ r + b
-    phi, A, B = ac_phi(r, u, mu, rhon, rhot, jacobian)
+    phi, A, B = ac_phi(r, u, mu, rhon, rhot, jacobian, fast_norm=True)
     f = float(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
     if not jacobian:
         return phi, f, None
