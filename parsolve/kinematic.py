@@ -16,24 +16,25 @@ class Kinematics:
     def __len__(self):
         return len(self.specs)
 
+    def _held(self, held):
+        """(row, spec) for each kinematic body among the held rows."""
+        where = {int(g): k for k, g in enumerate(self.gid)}
+        for r in np.flatnonzero(np.isin(held.gid, self.gid)):
+            yield r, self.specs[where[int(held.gid[r])]]
+
     def impose(self, held, t, h, v_free, w_free, Jinv):
         """Set the held kinematic bodies' free velocities to their signals at t + h and zero
         their inverse inertia (in place); returns the inverse masses of all held bodies."""
         inv_mass = 1.0 / held.mass
-        if not len(self):
-            return inv_mass
-        rows = np.flatnonzero(np.isin(held.gid, self.gid))
-        for r in rows:
-            k = self.specs[int(np.flatnonzero(self.gid == held.gid[r])[0])]
+        for r, k in self._held(held) if len(self) else ():
             v_free[r] = k["velocity"](t + h)
             w_free[r] = k["angular_velocity"](t + h)
-        inv_mass[rows] = 0.0
-        Jinv[rows] = 0.0
+            inv_mass[r] = 0.0
+            Jinv[r] = 0.0
         return inv_mass
 
     def start(self, held, t):
         """The held kinematic bodies' velocities at t (before the first half step)."""
-        for r in np.flatnonzero(np.isin(held.gid, self.gid)):
-            k = self.specs[int(np.flatnonzero(self.gid == held.gid[r])[0])]
+        for r, k in self._held(held) if len(self) else ():
             held.v[r] = k["velocity"](t)
             held.w[r] = k["angular_velocity"](t)

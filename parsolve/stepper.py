@@ -184,11 +184,11 @@ class Stepper:
         dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
         dynamics.half_step(b, h, upto=len(b))
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
-        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R,
-                                       ld.U_before + ld.velocity_after(b))
+        U_after = ld.velocity_after(b)
+        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
-            projected = self.projection.apply(b, contacts, ld.velocity_after(b), self.joints,
+            projected = self.projection.apply(b, contacts, U_after, self.joints,
                                               self.time, h, inv_mass, self.cell, dom,
                                               self.comm, 1e-4 * self.rmin)
         ld.destroy()

@@ -11,7 +11,7 @@ import numpy as np
 from .. import laws
 from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks,
                         incidences, inverse_mass_HT)
-from .petsc_delassus import delassus_matrix
+from ..parallel.operators import delassus_matrix
 
 
 class LocalDynamics:

@@ -65,7 +65,7 @@ def delassus(con, body, H, K, body_gid, nc):
 
     The block pattern is the linked-interaction map: W_ab != 0 iff contacts a and b share a body.
     """
-    from .petsc_delassus import pairs_sharing
+    from ..parallel.operators import pairs_sharing
 
     # all ordered pairs of incidences that share a body
     by_body = np.argsort(body, kind="stable")
