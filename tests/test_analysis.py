@@ -242,6 +242,57 @@ def test_a_pendulum_fed_by_a_line_source_turns_about_its_pivot():
     assert np.allclose(a.free[0].point, (0, 0, 1.0), atol=1e-12)
 
 
+def test_a_pendulum_of_the_joints_commands_turns_about_its_pivot():
+    """The joints' own lines (analysis.joint_lines): a bob hung by fix_point at its pivot and
+    held in the y-z plane by fix_direction (x) at its centre turns about x through the pivot
+    only; a rigid link leaves it 5 motions; a spring restrains nothing."""
+    def model(*joints):
+        m = ps.Model()
+        m.surface("bob", "bob", friction=0.1)
+        m.sphere((0, 0, 0.5), 0.05, "bob", density=1000)
+        for make in joints:
+            make(m)
+        return m
+
+    pin = lambda m: m.fix_point(0, (0, 0, 0.55), name="pin")                 # noqa: E731
+    def plane(m):                        # two lines along x: no turning about y or z
+        m.fix_direction(0, (0, 0, 0.5), (1, 0, 0), name="plane")
+        m.fix_direction(0, (0, 0.05, 0.5), (1, 0, 0), name="plane2")
+
+    a = serial(model(pin, plane)).bodies[0]
+    assert a.joints == 5 and len(a.free) == 1 and not a.redundant
+    assert a.free[0].kind == "rotation" and np.allclose(abs(a.free[0].direction[0]), 1.0)
+    assert abs(a.free[0].point[1]) < 1e-12 and abs(a.free[0].point[2] - 0.55) < 1e-12
+    ok = serial(model(pin, plane), check={"axis": (1, 0, 0), "point": (0, 0, 0.55)}).bodies[0]
+    no = serial(model(pin, plane), check={"translation": (1, 0, 0)}).bodies[0]
+    assert ok.check["allowed"] and not no.check["allowed"]
+    link = lambda m: m.rigid_link(0, (0, 0, 0.55), None, (0, 0, 1.0), name="link")  # noqa: E731
+    assert serial(model(link)).bodies[0].mobility == 5
+    spring = lambda m: m.spring(0, (0, 0, 0.5), None, (0, 0, 1.0),           # noqa: E731
+                                lambda d, v: -10 * d, name="spring")
+    assert serial(model(spring), bodies=[0]).bodies[0].mobility == 6
+
+
+def test_a_double_pendulum_of_joints_is_a_two_hinge_mechanism():
+    """Two bobs, each pinned (fix_point) and kept in the x-z plane (two fix_direction y):
+    the mechanism's mobility is 2; a kinematic body is rigid."""
+    m = ps.Model()
+    m.surface("bob", "bob", friction=0.1)
+    m.sphere((0, 0, 0.5), 0.05, "bob", density=1000)
+    m.sphere((0, 0, 0.2), 0.05, "bob", density=1000)
+    m.sphere((1, 0, 0.2), 0.05, "bob", density=1000)
+    m.fix_point(0, (0, 0, 0.55))
+    m.fix_direction(0, (0, 0, 0.5), (0, 1, 0))
+    m.fix_direction(0, (0.05, 0, 0.5), (0, 1, 0))
+    m.fix_point(1, (0, 0, 0.25), other=0)
+    m.fix_direction(1, (0, 0, 0.2), (0, 1, 0), other=0)
+    m.fix_direction(1, (0.05, 0, 0.2), (0, 1, 0), other=0)
+    m.kinematic(2, velocity=(1.0, 0, 0))
+    r = serial(m)
+    assert r.system.mobility == 2
+    assert [b.mobility for b in r.bodies if b.gid == 2] == [0]
+
+
 def test_stacked_blocks_are_one_mechanism():
     r = serial(floor_model([(0, 0, 0.1), (0, 0, 0.3)], half=(0.1, 0.1, 0.1)), contacts=True)
     assert [b.mobility for b in r.bodies] == [3, 3]
