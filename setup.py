@@ -16,7 +16,7 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
     "cdivision": True,
 }
-MODULES = ["rows", "sweep", "newton"]
+MODULES = ["rows", "sweep", "newton", "polyhedra"]
 
 
 def write_codes(source="parsolve/laws/codes.py", target="kernels/codes.pxd"):

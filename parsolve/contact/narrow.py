@@ -18,7 +18,7 @@ import numpy as np
 
 from ..dynamics.rotation import quat_to_matrix
 from ..errors import InputError
-from ..shapes import BOX, PLANE, SPHERE, box, name
+from ..shapes import BOX, PLANE, POLYHEDRON, SPHERE, box, name
 
 PAIRS = {}      # (kind of A, kind of B) -> pair function
 
@@ -159,12 +159,17 @@ def _concat(parts):
 
 def _register_all():
     from .boxbox import box_box
+    from .polyhedra import poly_plane, poly_poly, sphere_poly
 
     register(SPHERE, SPHERE, sphere_sphere)
     register(SPHERE, BOX, sphere_box)
     register(BOX, BOX, box_box)
     register(SPHERE, PLANE, sphere_plane)
     register(BOX, PLANE, box_plane)
+    register(POLYHEDRON, POLYHEDRON, poly_poly)
+    register(BOX, POLYHEDRON, poly_poly)
+    register(POLYHEDRON, PLANE, poly_plane)
+    register(SPHERE, POLYHEDRON, sphere_poly)
 
 
 _register_all()

@@ -18,6 +18,7 @@ import json
 import numpy as np
 
 from .joints import JointCommands
+from .masonry import MasonryCommands
 from .. import shapes
 from ..errors import InputError
 from . import bodies as B
@@ -50,7 +51,7 @@ def orientation_quaternion(what, orientation):
     return q
 
 
-class Model(JointCommands):
+class Model(JointCommands, MasonryCommands):
     """What the user describes: materials, obstacles, bodies, loads, joints (model/joints.py),
     sensors. No MPI and no run: Model.run is the entry point to parsolve.run."""
 

@@ -15,10 +15,10 @@ import hashlib
 import numpy as np
 
 from ..errors import InputError
-from . import box, plane, sphere
+from . import box, plane, polyhedron, sphere
 
-SPHERE, BOX, PLANE = sphere.KIND, box.KIND, plane.KIND
-KINDS = {m.KIND: m for m in (sphere, box, plane)}
+SPHERE, BOX, PLANE, POLYHEDRON = sphere.KIND, box.KIND, plane.KIND, polyhedron.KIND
+KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron)}
 NAMES = {k: m.NAME for k, m in KINDS.items()}
 NONE = -1                 # the template key of a placed shape whose kind needs none
 
@@ -29,7 +29,7 @@ def name(kind):
 
 
 class ShapeLibrary:
-    """Shape templates (a box's half extents; later a polyhedron's vertices and faces), so
+    """Shape templates (a box's half extents; a polyhedron's vertices and faces), so
     that body and obstacle rows stay fixed-width and migrate as they are.
 
     A template's key is a hash of its kind and parameters (63 bits of SHA-256), not an index:
@@ -41,6 +41,7 @@ class ShapeLibrary:
     def __init__(self):
         self._params = {}         # key -> (kind, parameters)
         self._dense = {}          # kind -> (sorted keys, (templates, width) parameters)
+        self._parsed = {}         # key -> a variable-width template parsed (a Hull)
 
     def __len__(self):
         return len(self._params)
@@ -54,6 +55,21 @@ class ShapeLibrary:
             self._params[key] = (int(kind), p)
             self._dense.pop(int(kind), None)
         return key
+
+    def template(self, kind, key):
+        """The parameters of one template (any width)."""
+        got = self._params.get(int(key))
+        if got is None or got[0] != kind:
+            raise InputError(f"no {name(kind)} template with key {int(key)} (templates are "
+                             "made by the model script, on every rank)")
+        return got[1]
+
+    def hull(self, kind, key, parse):
+        """parse(parameters) of template `key`, made once (a polyhedron's Hull)."""
+        key = int(key)
+        if key not in self._parsed:
+            self._parsed[key] = parse(self.template(kind, key))
+        return self._parsed[key]
 
     def params(self, kind, keys):
         """(n, width) parameters of the templates `keys` of a fixed-width kind."""

@@ -1,0 +1,209 @@
+"""Polyhedra and masonry in the model vocabulary (a mixin of Model).
+
+    model.polyhedron(vertices, "stone", density=2400)            # the convex hull, world frame
+    model.polyhedra(brick, centers, "stone", density=2400)       # one template, many blocks
+    model.arch(span=2.0, thickness=0.2, depth=0.5, blocks=21, material="stone", density=2400)
+    model.wall(length=3.0, height=1.0, brick=(0.2, 0.1, 0.05), material="stone", density=1800)
+    model.vault(span=2.0, thickness=0.15, length=1.0, blocks=15, rings=4, ...)
+
+A polyhedron is given by its vertices (the convex hull) or vertices and faces; its mass, centre
+and inertia are those of the uniform solid (shapes/polyhedron.py). Blocks placed from one
+template share it in shapes.LIBRARY (an arch's equal voussoirs, a wall's bricks).
+Abutments and bases are fixed (fixed=True): obstacles, which never size the broad phase.
+"""
+import numpy as np
+
+from .. import shapes
+from ..dynamics.rotation import matrix_to_quat
+from ..errors import InputError
+from ..shapes import polyhedron
+from . import bodies as B
+from .checks import finite, positive
+
+
+class MasonryCommands:
+    """Model's commands for convex polyhedra and masonry (arches, walls, vaults)."""
+
+    def polyhedron(self, vertices, material, faces=None, density=None, mass=None,
+                   velocity=(0, 0, 0), angular_velocity=(0, 0, 0), id=None, fixed=False,
+                   name=None):
+        """One convex polyhedron with `vertices` (n, 3) in the world frame (and `faces`, lists
+        of vertex indices, or None: the convex hull); returns its id (or name when fixed)."""
+        out = self.polyhedra(vertices, [(0.0, 0.0, 0.0)], material, faces=faces,
+                             density=density, mass=mass, velocities=[velocity],
+                             angular_velocities=[angular_velocity],
+                             ids=None if id is None else [id], fixed=fixed,
+                             names=None if name is None else [name])
+        return out[0]
+
+    def polyhedra(self, vertices, centers, material, faces=None, orientations=None,
+                  density=None, mass=None, velocities=None, angular_velocities=None, ids=None,
+                  fixed=False, names=None):
+        """Copies of one convex polyhedron: `vertices` (n, 3) in its own frame, whose origin
+        is put at each of `centers` (k, 3), turned by `orientations` (k quaternions, rotation
+        matrices or (axis, angle) pairs; default none). One template for all. Returns the
+        ids (or the names, fixed=True: obstacles, default "polyhedron K")."""
+        from .model import orientation_quaternion
+
+        what = "polyhedra" if ids is None else f"body {ids[0]}"
+        hull, vol, moments, c, Q = polyhedron.make(what, vertices, faces)
+        X = finite(f"{what}: centers", centers)
+        if X.ndim != 2 or X.shape[1] != 3:
+            raise InputError(f"{what}: centers must be a (k, 3) array, got shape {X.shape}")
+        k = len(X)
+        if orientations is None:
+            Rs = np.tile(np.eye(3), (k, 1, 1))
+        else:
+            if len(orientations) != k:
+                raise InputError(f"{what}: {k} centers but {len(orientations)} orientations")
+            from ..dynamics.rotation import quat_to_matrix
+
+            qs = np.array([orientation_quaternion(f"{what}: orientation {m}", o)
+                           for m, o in enumerate(orientations)])
+            Rs = quat_to_matrix(qs / np.linalg.norm(qs, axis=1)[:, None])
+        x = X + Rs @ c
+        q = np.array([matrix_to_quat(R @ Q) for R in Rs]).reshape(k, 4)
+        key = shapes.LIBRARY.add(shapes.POLYHEDRON, hull.params())
+        if fixed:
+            if names is not None and len(names) != k:
+                raise InputError(f"fixed polyhedra: {k} centers but {len(names)} names")
+            out = []
+            for m in range(k):
+                name = self._fixed_name("polyhedron", None if names is None else names[m],
+                                        density=density, mass=mass, id=ids,
+                                        velocity=(0, 0, 0) if velocities is None else
+                                        velocities[m], angular_velocity=(0, 0, 0)
+                                        if angular_velocities is None else
+                                        angular_velocities[m])
+                self.obstacles._add(shapes.POLYHEDRON, key, x[m], np.zeros(3), q[m],
+                                    hull.radius, self.materials.index(material), name)
+                out.append(name)
+            return out
+        ids = self._ids(ids, k)
+        m = self._mass(density, mass, np.full(k, vol), k, ids)
+        inertia = (m / vol)[:, None] * moments[None, :]
+        self._chunks.append(self._chunk(
+            ids, shapes.POLYHEDRON, self.materials.index(material), np.full(k, hull.radius),
+            key, m, inertia, x, q, velocities, angular_velocities))
+        return ids
+
+    # -- masonry -------------------------------------------------------------------------------
+    def arch(self, span, thickness, depth, blocks, material, density, rise=None,
+             origin=(0, 0, 0), abutments=True, abutment_material=None):
+        """A circular arch of `blocks` equal voussoirs in the x-z plane, `depth` along y,
+        centred on origin's x with its springings at origin's z; intrados span `span`, radial
+        `thickness`; a semicircle (rise None: R = span / 2) or a segmental arch of that rise.
+        Voussoirs are wedges between radial joints; abutments=True sets fixed blocks under
+        the springings whose top faces are the springing joints. Returns the voussoirs' ids,
+        springing to springing."""
+        span = float(positive("arch: span", span))
+        t = float(positive("arch: thickness", thickness))
+        depth = float(positive("arch: depth", depth))
+        n = int(blocks)
+        if n < 1:
+            raise InputError(f"arch: blocks must be >= 1, got {blocks}")
+        o = finite("arch: origin", origin, (3,))
+        half = span / 2.0
+        if rise is None:
+            Rr, zc, a0 = half, 0.0, 0.0
+        else:
+            rise = float(positive("arch: rise", rise))
+            if rise > half:
+                raise InputError(f"arch: the rise {rise} of a circular arch is at most span / 2")
+            Rr = (half * half + rise * rise) / (2 * rise)
+            zc = rise - Rr
+            a0 = np.arcsin(-zc / Rr)
+        return self._ring(o + (0.0, 0.0, zc), Rr, t, depth, np.linspace(np.pi - a0, a0, n + 1),
+                          material, density, abutments, abutment_material)
+
+    def _ring(self, centre, Rr, t, depth, angles, material, density, abutments,
+              abutment_material):
+        """Voussoirs between the radial joints at `angles` about `centre` (x-z plane)."""
+        def joint(ang):
+            d = np.array([np.cos(ang), 0.0, np.sin(ang)])
+            return centre + Rr * d, centre + (Rr + t) * d
+
+        ids = []
+        for k in range(len(angles) - 1):
+            pts = []
+            for ang in (angles[k], angles[k + 1]):
+                for p in joint(ang):
+                    for y in (-depth / 2, depth / 2):
+                        pts.append(p + (0.0, y, 0.0))
+            ids.append(int(self._wedge(np.array(pts), material, density)))
+        if abutments:
+            for ang in (angles[0], angles[-1]):
+                inner, outer = joint(ang)
+                lo = min(inner[2], outer[2]) - t
+                pts = [np.asarray(p) + (0.0, y, 0.0) for y in (-depth / 2, depth / 2)
+                       for p in (inner, outer, (inner[0], centre[1], lo),
+                                 (outer[0], centre[1], lo))]
+                self.polyhedron(np.array(pts), abutment_material or material, fixed=True)
+        return ids
+
+    def _wedge(self, pts, material, density):
+        """One voussoir from its 8 corners (world), sharing a template with its equals: the
+        corners are taken about their mean, turned into the x-z plane's frame of the wedge."""
+        c = pts.mean(axis=0)
+        r = pts[2::4].sum(axis=0) + pts[3::4].sum(axis=0) - pts[0::4].sum(axis=0) - \
+            pts[1::4].sum(axis=0)                                # inner to outer, radial
+        ang = np.arctan2(r[0], r[2])                             # rotation about y
+        Ry = np.array([[np.cos(ang), 0, np.sin(ang)], [0, 1, 0],
+                       [-np.sin(ang), 0, np.cos(ang)]])
+        local = np.round((pts - c) @ Ry, 12)                     # equal wedges: one template
+        return self.polyhedra(local, [c], material, density=density, orientations=[Ry])[0]
+
+    def wall(self, length, height, brick, material, density, origin=(0, 0, 0), gap=0.0):
+        """A wall of bricks in running bond along x from origin (its lower left front
+        corner), `brick` (lx, ly, lz) full dimensions; every other course starts with a half
+        brick. Returns the ids, course by course."""
+        lx, ly, lz = positive("wall: brick", brick, (3,))
+        o = finite("wall: origin", origin, (3,))
+        courses = int(round(float(height) / lz))
+        per = int(round(float(length) / lx))
+        if courses < 1 or per < 1:
+            raise InputError(f"wall: {length} x {height} holds no brick of {tuple(brick)}")
+        full = np.array([(x, y, z) for x in (-lx / 2, lx / 2) for y in (-ly / 2, ly / 2)
+                         for z in (-lz / 2, lz / 2)])
+        halfb = full * (0.5, 1, 1)
+        ids = []
+        for c in range(courses):
+            z = o[2] + (c + 0.5) * lz + c * gap
+            if c % 2 == 0:
+                xs = [o[0] + (k + 0.5) * lx for k in range(per)]
+                ids += list(self.polyhedra(full, [(x, o[1] + ly / 2, z) for x in xs],
+                                           material, density=density))
+            else:
+                ends = [o[0] + lx / 4, o[0] + per * lx - lx / 4]
+                xs = [o[0] + lx / 2 + (k + 0.5) * lx for k in range(per - 1)]
+                ids += [int(self.polyhedra(halfb, [(ends[0], o[1] + ly / 2, z)], material,
+                                           density=density)[0])]
+                ids += list(self.polyhedra(full, [(x, o[1] + ly / 2, z) for x in xs],
+                                           material, density=density))
+                ids += [int(self.polyhedra(halfb, [(ends[1], o[1] + ly / 2, z)], material,
+                                           density=density)[0])]
+        return ids
+
+    def vault(self, span, thickness, length, blocks, rings, material, density,
+              origin=(0, 0, 0), abutments=True):
+        """A barrel vault segment: `rings` semicircular arches of `blocks` voussoirs side by
+        side along y, each `length / rings` deep, every other ring's joints staggered by half
+        a voussoir (its end voussoirs halves: a bonded vault). Returns the ids."""
+        rings = int(rings)
+        if rings < 1:
+            raise InputError(f"vault: rings must be >= 1, got {rings}")
+        depth = float(positive("vault: length", length)) / rings
+        o = finite("vault: origin", origin, (3,))
+        n = int(blocks)
+        if n < 2:
+            raise InputError(f"vault: blocks must be >= 2, got {blocks}")
+        Rr = float(positive("vault: span", span)) / 2
+        t = float(positive("vault: thickness", thickness))
+        full = np.linspace(np.pi, 0.0, n + 1)
+        staggered = np.concatenate([[np.pi], 0.5 * (full[:-1] + full[1:]), [0.0]])
+        ids = []
+        for r in range(rings):
+            at = o + (0.0, (r + 0.5) * depth - length / 2, 0.0)
+            ids += self._ring(at, Rr, t, depth, staggered if r % 2 else full, material,
+                              density, abutments, None)
+        return ids

@@ -1,0 +1,169 @@
+"""Convex polyhedra and masonry: exact mass properties, the contact polygon of two blocks, the
+compiled narrow phase against its twin, a block sliding or sticking on an incline, a cube
+falling flat from an edge, arches standing or collapsing by their thickness, bad input."""
+import numpy as np
+import pytest
+
+import parsolve as ps
+from parsolve import shapes
+from parsolve.contact import polyhedra
+from parsolve.dynamics.rotation import axis_angle_to_quat, quat_to_matrix
+from parsolve.errors import InputError
+from parsolve.shapes import polyhedron
+from tests.scenes import G, run
+
+
+def cube(a):
+    return np.array([(x, y, z) for x in (-a, a) for y in (-a, a) for z in (-a, a)], float)
+
+
+def test_tetrahedron_mass_properties_are_exact():
+    a, b, c = 1.0, 2.0, 3.0
+    V = np.array([[0, 0, 0], [a, 0, 0], [0, b, 0], [0, 0, c]], float)
+    faces, _ = polyhedron.convex_hull("tet", V)
+    vol, centre, J = polyhedron.mass_properties(V, faces)
+    m = a * b * c / 6
+    assert vol == pytest.approx(m, rel=1e-12, abs=0)
+    assert np.allclose(centre, (a / 4, b / 4, c / 4), rtol=0, atol=1e-12)
+    exact = m * np.array([[3 / 80 * (b * b + c * c), a * b / 80, a * c / 80],
+                          [a * b / 80, 3 / 80 * (a * a + c * c), b * c / 80],
+                          [a * c / 80, b * c / 80, 3 / 80 * (a * a + b * b)]])
+    assert np.abs(J - exact).max() <= 1e-12 * np.abs(exact).max()
+    # the body frame: the same moments as the tensor's eigenvalues, the vertices' centroid 0
+    h, vol2, moments, c0, Q = polyhedron.make("tet", V)
+    assert np.allclose(np.sort(moments), np.linalg.eigvalsh(exact), rtol=1e-12, atol=0)
+    assert np.allclose(Q @ np.diag(moments) @ Q.T, exact, rtol=0, atol=1e-12)
+    assert np.abs(h.vertices.mean(axis=0)).max() < 1e-12       # a tetrahedron's centroid
+
+
+def test_wedge_mass_properties_are_exact_and_given_faces_agree_with_the_hull():
+    a, b, L = 0.3, 0.5, 2.0          # a right-triangle prism: legs a (x), b (z), length L (y)
+    V = np.array([[0, y, 0] for y in (0, L)] + [[a, y, 0] for y in (0, L)] +
+                 [[0, y, b] for y in (0, L)], float)
+    m = a * b * L / 2
+    exact = m * np.array([[L * L / 12 + b * b / 18, 0, a * b / 36],
+                          [0, (a * a + b * b) / 18, 0],
+                          [a * b / 36, 0, a * a / 18 + L * L / 12]])
+    faces = [[0, 2, 4], [1, 5, 3], [0, 1, 3, 2], [0, 4, 5, 1], [2, 3, 5, 4]]
+    for f in (None, faces, [f[::-1] for f in faces]):       # hull, given, given inwards
+        fs = polyhedron.convex_hull("wedge", V)[0] if f is None else \
+            polyhedron.check_faces("wedge", V, f)
+        vol, centre, J = polyhedron.mass_properties(V, fs)
+        assert vol == pytest.approx(m, rel=1e-12, abs=0)
+        assert np.allclose(centre, (a / 3, L / 2, b / 3), rtol=0, atol=1e-12)
+        assert np.abs(J - exact).max() <= 1e-12 * np.abs(exact).max()
+    model = ps.Model()
+    model.surface("s", "s", friction=0.5)
+    model.polyhedron(V, "s", faces=faces, density=2.0)
+    body = model.build()
+    assert body.mass[0] == pytest.approx(2 * m, rel=1e-12)
+    assert np.allclose(np.sort(body.inertia[0]), 2 * np.linalg.eigvalsh(exact), rtol=1e-12)
+    assert np.allclose(body.x[0], (a / 3, L / 2, b / 3), atol=1e-12)
+
+
+def test_bad_polyhedra_are_named():
+    model = ps.Model()
+    model.surface("s", "s", friction=0.5)
+    with pytest.raises(InputError, match="coplanar"):
+        model.polyhedron([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], "s", density=1)
+    with pytest.raises(InputError, match="n >= 4"):
+        model.polyhedron([[0, 0, 0], [1, 0, 0], [0, 1, 0]], "s", density=1)
+    V = cube(1.0)
+    with pytest.raises(InputError, match="face 0"):
+        model.polyhedron(V, "s", faces=[[0, 1, 7], [0, 1, 2]], density=1)
+    with pytest.raises(InputError, match="close"):
+        model.polyhedron(V[[0, 4, 2, 1]], "s", faces=[[0, 1, 2], [0, 3, 1], [0, 2, 3]],
+                         density=1)
+    with pytest.raises(InputError, match="takes no density"):
+        model.polyhedron(V, "s", density=1, fixed=True)
+
+
+def pair_of(hA, xA, qA, hB, xB, qB, margin=0.0, kernel=None):
+    """Contacts of two placed hulls through the packed narrow phase."""
+    keys = [shapes.LIBRARY.add(shapes.POLYHEDRON, h.params()) for h in (hA, hB)]
+    t = polyhedra.PACK.index(np.array(keys, np.int64), polyhedron.hull)
+    R = quat_to_matrix(np.array([qA, qB], float))
+    return polyhedra.contacts(t[:1], np.array([xA], float), R[:1], t[1:], np.array([xB], float),
+                              R[1:], margin, kernel=kernel)
+
+
+def hull(V):
+    return polyhedron.make("test", V)[0]
+
+
+def test_two_cubes_face_to_face_touch_at_the_corners_of_their_overlap():
+    """Cube A (half 0.5) above cube B (half 0.5) turned by 45 degrees about z, overlapping
+    by 1e-3: the contact polygon is the regular octagon of a square over a square turned
+    by 45 degrees."""
+    c = hull(cube(0.5))
+    q = axis_angle_to_quat((0, 0, 1), np.pi / 4)
+    got = pair_of(c, (0.1, 0.05, 0.999), (1, 0, 0, 0), c, (0, 0, 0), q)
+    pts = got["point"]
+    assert len(pts) == 8 and len(set(got["feature"].tolist())) == 8
+    assert np.allclose(got["normal"], (0, 0, 1), atol=1e-12)
+    assert np.allclose(got["gap"], -1e-3, atol=1e-12)
+    assert np.allclose(pts[:, 2], 0.5 - 5e-4, atol=1e-12)
+    # the corners of the intersection of the square |x - 0.1|, |y - 0.05| <= 0.5 and the
+    # diamond |x| + |y| <= 1 / sqrt(2)
+    r = 0.5 * np.sqrt(2)
+    for x, y in pts[:, :2]:
+        on_square = np.isclose(abs(x - 0.1), 0.5) or np.isclose(abs(y - 0.05), 0.5)
+        on_diamond = np.isclose(abs(x) + abs(y), r)
+        assert on_square and on_diamond
+        assert abs(x - 0.1) <= 0.5 + 1e-12 and abs(y - 0.05) <= 0.5 + 1e-12
+        assert abs(x) + abs(y) <= r + 1e-12
+
+
+def test_two_aligned_cubes_touch_at_the_four_corners_of_the_smaller_face():
+    big, small = hull(cube(1.0)), hull(cube(0.25))
+    got = pair_of(small, (0.2, -0.3, 1.2499), (1, 0, 0, 0), big, (0, 0, 0), (1, 0, 0, 0))
+    assert len(got["point"]) == 4
+    corners = {(round(x, 9), round(y, 9)) for x, y in got["point"][:, :2]}
+    assert corners == {(round(0.2 + sx * 0.25, 9), round(-0.3 + sy * 0.25, 9)) for sx in (-1, 1)
+                       for sy in (-1, 1)}
+    assert np.allclose(got["gap"], -1e-4, atol=1e-12)
+    # separated by more than the margin: nothing; within it: the same four at gap 1e-4
+    assert len(pair_of(small, (0, 0, 1.2501), (1, 0, 0, 0), big, (0, 0, 0),
+                       (1, 0, 0, 0))["point"]) == 0
+    near = pair_of(small, (0, 0, 1.2501), (1, 0, 0, 0), big, (0, 0, 0), (1, 0, 0, 0), 2e-4)
+    assert len(near["point"]) == 4 and np.allclose(near["gap"], 1e-4, atol=1e-12)
+
+
+def test_crossed_edges_touch_at_one_point():
+    """Two long bars crossed at right angles, each turned 45 degrees about its length, so
+    that an edge of one lies across an edge of the other: one point, the normal along z."""
+    bar = hull(np.array([(x, y, z) for x in (-1, 1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)]))
+    qa = axis_angle_to_quat((1, 0, 0), np.pi / 4)
+    qb = ps.dynamics.rotation.quat_mul(axis_angle_to_quat((0, 0, 1), np.pi / 2)[None],
+                                       axis_angle_to_quat((1, 0, 0), np.pi / 4)[None])[0]
+    d = 0.1 * np.sqrt(2)
+    got = pair_of(bar, (0, 0, 2 * d - 1e-3), qa, bar, (0, 0, 0), qb)
+    assert len(got["point"]) == 1
+    assert np.allclose(got["normal"][0], (0, 0, 1), atol=1e-9)
+    assert got["gap"][0] == pytest.approx(-1e-3, abs=1e-12)
+    assert np.allclose(got["point"][0], (0, 0, d - 5e-4), atol=1e-12)
+
+
+def test_compiled_narrow_phase_equals_its_twin():
+    from parsolve._kernels.polyhedra import poly_contacts as compiled
+
+    rng = np.random.default_rng(3)
+    hs = [hull(rng.normal(size=(12, 3)) * (1.0, 0.6, 0.4)) for _ in range(4)] + \
+        [hull(cube(0.5))]
+    keys = np.array([shapes.LIBRARY.add(shapes.POLYHEDRON, h.params()) for h in hs])
+    t = polyhedra.PACK.index(keys, polyhedron.hull)
+    n = 300
+    ta, tb = t[rng.integers(0, 5, n)], t[rng.integers(0, 5, n)]
+    xa = rng.normal(size=(n, 3)) * 0.8
+    qa, qb = rng.normal(size=(n, 4)), rng.normal(size=(n, 4))
+    Ra = quat_to_matrix(qa / np.linalg.norm(qa, axis=1)[:, None])
+    Rb = quat_to_matrix(qb / np.linalg.norm(qb, axis=1)[:, None])
+    xb = np.zeros((n, 3))
+    twin = polyhedra.contacts(ta, xa, Ra, tb, xb, Rb, 0.05, kernel=polyhedra.poly_contacts)
+    comp = polyhedra.contacts(ta, xa, Ra, tb, xb, Rb, 0.05, kernel=compiled)
+    assert len(twin["pair"]) > 300                          # many pairs touch, several points
+    assert len(np.unique(twin["pair"])) < n                  # and some do not
+    for f in ("pair", "feature"):
+        assert np.array_equal(twin[f], comp[f])
+    for f in ("normal", "point", "gap"):
+        assert np.allclose(twin[f], comp[f], rtol=0, atol=1e-12)
