@@ -8,6 +8,7 @@ from coulomb cimport local_solve, ac_phi
 from coulomb_cone cimport project_cone, natural_map_sq
 from bilateral cimport bilateral_solve, bilateral_residual_sq, bilateral_phi, bilateral_project
 from spring cimport spring_solve, spring_residual_sq, spring_phi, spring_project
+from connector cimport connector_solve, connector_residual_sq, connector_phi, connector_project
 
 
 cdef inline int law_solve(kind_t kind, const double* p, const double* W, const double* b,
@@ -18,7 +19,9 @@ cdef inline int law_solve(kind_t kind, const double* p, const double* W, const d
         return local_solve(W, b, p[0], r, method)
     if kind == KIND_BILATERAL:
         return bilateral_solve(W, b, p, r)
-    return spring_solve(W, b, p, r)
+    if kind == KIND_SPRING:
+        return spring_solve(W, b, p, r)
+    return connector_solve(W, b, p, r)
 
 
 cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r,
@@ -28,7 +31,9 @@ cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r
         return natural_map_sq(r, u, p[0])
     if kind == KIND_BILATERAL:
         return bilateral_residual_sq(p, r, u)
-    return spring_residual_sq(p, r, u)
+    if kind == KIND_SPRING:
+        return spring_residual_sq(p, r, u)
+    return connector_residual_sq(p, r, u)
 
 
 cdef inline void law_phi(kind_t kind, const double* p, const double* r, const double* u,
@@ -40,8 +45,10 @@ cdef inline void law_phi(kind_t kind, const double* p, const double* r, const do
         ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B, False)
     elif kind == KIND_BILATERAL:
         bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
-    else:
+    elif kind == KIND_SPRING:
         spring_phi(p, r, u, phi, A, B)
+    else:
+        connector_phi(p, r, u, rho_n, phi, A, B)
 
 
 cdef inline void law_project(kind_t kind, const double* p, const double* z,
@@ -51,5 +58,7 @@ cdef inline void law_project(kind_t kind, const double* p, const double* z,
         project_cone(z, p[0], r)
     elif kind == KIND_BILATERAL:
         bilateral_project(p, z, r)
-    else:
+    elif kind == KIND_SPRING:
         spring_project(z, r)
+    else:
+        connector_project(z, r)

@@ -25,7 +25,8 @@ OBSTACLE_CODES = 2 ** 20
 FEATURES = 64
 
 PARAMS = 4          # per-row law parameters (Coulomb: mu, e)
-STATES = 2          # per-row law state (a connector's elongation, a stop's status)
+STATES = 4          # per-row law state (a connector's displacement, friction mode, last sticking
+                    # position and limit-stop state: parsolve/connectors.py)
 
 FIELDS = {
     "a": ((), np.int64), "b": ((), np.int64), "obstacle": ((), np.int64),

@@ -12,6 +12,7 @@ Gauss-Seidel order is the cell-parity colouring (parallel.colouring), the same f
 of ranks, so the trajectory does not depend on it. The run around the steps (frames, files,
 checkpoints, signals) is run.py's; the summary is report.py's.
 """
+import contextlib
 import time
 
 import numpy as np
@@ -27,6 +28,7 @@ from .parallel.domain import Domain
 from .parallel.operators import distributed_delassus
 from .interactions import Interactions
 from .joints import Joints
+from .connectors import Connectors
 from .kinematic import Kinematics
 from .projection import Projection
 from .solvers import GaussSeidel, Problem
@@ -101,7 +103,11 @@ class Stepper:
                        else 1e-6 * rmin)
         # the joints (replicated): their rows' reach enlarges the cells if it exceeds a body's
         self.joints = Joints(self.model.__dict__.get("joints", ()), local, self.comm)
-        self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach) + self.margin
+        # the connectors (replicated; their state lives in their rows): their reach too
+        self.connectors = Connectors(self.model.__dict__.get("connectors", ()), local,
+                                     self.comm)
+        self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach,
+                        2.0 * self.connectors.max_reach) + self.margin
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
@@ -147,6 +153,10 @@ class Stepper:
             rows, stretch = self.joints.rows(b, self.time, h)
             self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
             contacts = Interactions.concat([contacts, rows])
+        if len(self.connectors):                      # the connectors' rows, state warm
+            rows, stretch = self.connectors.rows(b)
+            self.connectors.check_reach(stretch, 0.5 * self.cell, self.comm)
+            contacts = Interactions.concat([contacts, rows])
         if len(self.kinematics):                      # no row between two driven sides
             driven = np.isin(b.gid, self.kinematics.gid)
             contacts = contacts.take(np.flatnonzero(
@@ -156,6 +166,10 @@ class Stepper:
         order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
         contacts, cells = contacts.take(order), cells[order]   # stored in sweep order
         contacts.warm_start(previous)
+        if len(self.connectors):                      # their law's (a, g, c) from the state
+            with (self.comm.collective() if self.connectors.user.any()
+                  else contextlib.nullcontext()):
+                self.connectors.linearise(contacts, b, self.time, h)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
         inv_mass = self.kinematics.impose(b, self.time, h, v_free, w_free, Jinv)
@@ -186,6 +200,8 @@ class Stepper:
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         U_after = ld.velocity_after(b)
         contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
+        if len(self.connectors):                      # their state after the step
+            self.connectors.update(contacts, ld.U_before, U_after, h)
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
             projected = self.projection.apply(b, contacts, U_after, self.joints,

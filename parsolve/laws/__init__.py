@@ -9,10 +9,10 @@ checkpoint and output call these and never name a law.
 """
 import numpy as np
 
-from . import bilateral, coulomb, spring
+from . import bilateral, connector, coulomb, spring
 from .codes import KINDS, METHODS, OUTCOMES
 
-LAWS = (coulomb, bilateral, spring)         # indexed by kind (codes.KINDS)
+LAWS = (coulomb, bilateral, spring, connector)       # indexed by kind (codes.KINDS)
 NCODES = len(OUTCOMES)
 assert tuple(law.KIND for law in LAWS) == tuple(range(len(KINDS)))
 
@@ -93,5 +93,6 @@ def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True):
 
 
 __all__ = ["LAWS", "KINDS", "OUTCOMES", "METHODS", "NCODES", "coulomb", "bilateral", "spring",
+           "connector",
            "solve_params", "free_term", "row_solve", "residual_sq", "residual_vector",
            "project_admissible", "phi_rows", "status"]

@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from .connectors import ConnectorCommands
 from .joints import JointCommands
 from .masonry import MasonryCommands
 from .. import shapes
@@ -51,7 +52,7 @@ def orientation_quaternion(what, orientation):
     return q
 
 
-class Model(JointCommands, MasonryCommands):
+class Model(JointCommands, MasonryCommands, ConnectorCommands):
     """What the user describes: materials, obstacles, bodies, loads, joints (model/joints.py),
     sensors. No MPI and no run: Model.run is the entry point to parsolve.run."""
 
@@ -297,6 +298,8 @@ class Model(JointCommands, MasonryCommands):
                 h.update(np.ascontiguousarray(arr).tobytes())
         if self.__dict__.get("joints") or self.__dict__.get("kinematics"):
             h.update(json.dumps(self.joints_state(), default=str).encode())
+        if self.__dict__.get("connectors"):
+            h.update(json.dumps(self.connectors_state(), default=str).encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
