@@ -67,7 +67,7 @@ cdef double face_query(const double* n, const double* d, long nf, const double* 
 cdef int face_contact(const double* vr, const double* nr, const double* dr,
                       const long[::1] FV, const long[::1] fvptr, long f0r, long fr,
                       long nvr, const double* vi, const double* ni, long nfi, long f0i,
-                      double margin, int ref_b, double sign,
+                      double margin, int ref_b, double sign, double rad,
                       long* feat, double* nrm, double* pts, double* gaps) nogil:
     cdef double m[3]
     cdef double p[3]
@@ -83,7 +83,7 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
     cdef uint64_t keepid[MAXC]
     cdef long order[MAXC]
     cdef long fi = -1, f, k, idx, nA, nB, nref, c, j, prev, nk, used_count
-    cdef double best = INFINITY, cc, off, s0, s1, tt, ln, scale = 0.0, tol, h, dref
+    cdef double best = INFINITY, cc, off, s0, s1, tt, ln, scale = 0.0, tol, h, dref, eps
     cdef uint64_t base, fid, used
     cdef int dup
     m[0], m[1], m[2] = nr[3 * fr], nr[3 * fr + 1], nr[3 * fr + 2]
@@ -125,7 +125,7 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
             s0 = dot(side, &A[3 * prev]) - off
             s1 = dot(side, &A[3 * idx]) - off
             if s1 <= tol:
-                if s0 > tol and nB < MAXC:
+                if s0 > tol and s1 < 0 and nB < MAXC:
                     tt = s0 / (s0 - s1)
                     for c in range(3):
                         Bq[3 * nB + c] = A[3 * prev + c] + tt * (A[3 * idx + c] - A[3 * prev + c])
@@ -136,7 +136,7 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
                         Bq[3 * nB + c] = A[3 * idx + c]
                     Bid[nB] = Aid[idx]
                     nB += 1
-            elif s0 <= tol and nB < MAXC:
+            elif s0 < 0 and nB < MAXC:
                 tt = s0 / (s0 - s1)
                 for c in range(3):
                     Bq[3 * nB + c] = A[3 * prev + c] + tt * (A[3 * idx + c] - A[3 * prev + c])
@@ -147,24 +147,43 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
         for idx in range(nB):
             Aid[idx] = Bid[idx]
         nA = nB
-    dref = dr[fr]
-    nk = 0
+    # merge corners within eps, drop corners on a straight side, keep those within margin
+    eps = 1e-6 * rad
+    nB = 0
     for idx in range(nA):
         dup = 0
-        for j in range(nk):
-            if fabs(A[3 * idx] - keep[3 * j]) <= 10 * tol and \
-                    fabs(A[3 * idx + 1] - keep[3 * j + 1]) <= 10 * tol and \
-                    fabs(A[3 * idx + 2] - keep[3 * j + 2]) <= 10 * tol:
+        for j in range(nB):
+            if fabs(A[3 * idx] - Bq[3 * j]) <= eps and \
+                    fabs(A[3 * idx + 1] - Bq[3 * j + 1]) <= eps and \
+                    fabs(A[3 * idx + 2] - Bq[3 * j + 2]) <= eps:
                 dup = 1
                 break
         if dup:
             continue
-        h = dot(m, &A[3 * idx]) - dref
+        for c in range(3):
+            Bq[3 * nB + c] = A[3 * idx + c]
+        Bid[nB] = Aid[idx]
+        nB += 1
+    dref = dr[fr]
+    nk = 0
+    for idx in range(nB):
+        if nB >= 3:
+            prev = idx - 1 if idx > 0 else nB - 1
+            j = (idx + 1) % nB
+            for c in range(3):
+                e[c] = Bq[3 * j + c] - Bq[3 * prev + c]
+                p[c] = Bq[3 * idx + c] - Bq[3 * prev + c]
+            tt = dot(p, e) / dot(e, e)
+            for c in range(3):
+                q[c] = p[c] - tt * e[c]
+            if 0 < tt < 1 and sqrt(dot(q, q)) <= eps:
+                continue
+        h = dot(m, &Bq[3 * idx]) - dref
         if h <= margin:
-            keep[3 * nk], keep[3 * nk + 1], keep[3 * nk + 2] = A[3 * idx], A[3 * idx + 1], \
-                A[3 * idx + 2]
+            keep[3 * nk], keep[3 * nk + 1], keep[3 * nk + 2] = Bq[3 * idx], Bq[3 * idx + 1], \
+                Bq[3 * idx + 2]
             keeph[nk] = h
-            keepid[nk] = Aid[idx]
+            keepid[nk] = Bid[idx]
             nk += 1
     for k in range(nk):
         order[k] = k
@@ -333,10 +352,10 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
                     continue
                 if sb > sa + bias:
                     got = face_contact(vb, nb, db, FV, fvptr, fptr[b_], fb, nvb, va, na, nfa,
-                                       fptr[a_], margin, 1, 1.0, feat, nrm, pts, gaps)
+                                       fptr[a_], margin, 1, 1.0, radius[b_], feat, nrm, pts, gaps)
                 else:
                     got = face_contact(va, na, da, FV, fvptr, fptr[a_], fa, nva, vb, nb, nfb,
-                                       fptr[b_], margin, 0, -1.0, feat, nrm, pts, gaps)
+                                       fptr[b_], margin, 0, -1.0, radius[a_], feat, nrm, pts, gaps)
                 for i in range(got):
                     pair[count] = k
                     feature[count] = feat[i]

@@ -7,8 +7,10 @@ tried) gives the axis of least penetration; any axis separating by more than the
 the pair. Faces are preferred (an edge axis must beat them by 1e-3 of the smaller body's
 radius, as ODE's dBoxBox and Bullet's polyhedral clipping do): the incident face of the other
 body (the most anti-parallel one) is clipped against the side planes of the reference face
-(Sutherland-Hodgman) and each corner of the contact polygon within the margin is a contact
-point, at mid-gap. An edge axis gives one point between the two closest edges.
+(Sutherland-Hodgman); corners closer than 1e-6 of the reference body's radius are merged and
+corners on a straight side dropped (two nearly aligned faces give four points, not eight), and
+each corner within the margin is a contact point, at mid-gap. An edge axis gives one point
+between the two closest edges.
 
 Each point has a persistent feature: a hash of the reference face and of how the corner was
 made (an incident vertex, or an incident edge cut by a reference side), reduced to one of the
@@ -138,9 +140,9 @@ def _pair(V, vptr, N, D, fptr, FV, fvptr, E, eptr, radius, ta, xa, Ra, tb, xb, R
     if sb > sa + bias:
         # reference face on B: normal out of B, from B to A
         return _face_contact(vb, nb, db, FV, fvptr, fptr[tb], fb, va, na, FV, fvptr,
-                             fptr[ta], margin, 1, 1.0)
+                             fptr[ta], margin, 1, 1.0, radius[tb])
     return _face_contact(va, na, da, FV, fvptr, fptr[ta], fa, vb, nb, FV, fvptr, fptr[tb],
-                         margin, 0, -1.0)
+                         margin, 0, -1.0, radius[ta])
 
 
 def _edge_contact(va, vb, ea, eb, L, s, i, j):
@@ -159,7 +161,7 @@ def _edge_contact(va, vb, ea, eb, L, s, i, j):
 
 
 def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, margin, ref_b,
-                  sign):
+                  sign, rad):
     """Clip the incident face of I against reference face fr of R; sign turns R's outward
     normal into the contact normal (from B to A)."""
     m = nr[fr]
@@ -183,22 +185,33 @@ def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, marg
         side = side / np.sqrt(side @ side)
         off = side @ p
         out = []
-        for idx in range(len(poly)):       # inside within tol; cut on the plane itself
+        for idx in range(len(poly)):       # inside within tol; cut where a side crosses it
             (p0, i0), (p1, i1) = poly[idx - 1], poly[idx]
             s0, s1 = side @ p0 - off, side @ p1 - off
             if s1 <= tol:
-                if s0 > tol:
+                if s0 > tol and s1 < 0:
                     out.append((p0 + (s0 / (s0 - s1)) * (p1 - p0), corner_id(k, i0, i1)))
                 out.append((p1, i1))
-            elif s0 <= tol:
+            elif s0 < 0:
                 out.append((p0 + (s0 / (s0 - s1)) * (p1 - p0), corner_id(k, i0, i1)))
         poly = out
-    # merge coincident corners, keep those within the margin
+    # merge corners within eps, drop corners on a straight side, keep those within margin
+    eps = 1e-6 * rad
+    merged = []
+    for p, pid in poly:
+        if not any(np.abs(p - q).max() <= eps for q, _ in merged):
+            merged.append((p, pid))
     pts = []
     dref = dr[fr]
-    for p, pid in poly:
-        if any(np.abs(p - q).max() <= 10 * tol for q, _, _ in pts):
-            continue
+    n = len(merged)
+    for i, (p, pid) in enumerate(merged):
+        if n >= 3:
+            a, b = merged[i - 1][0], merged[(i + 1) % n][0]
+            d = b - a
+            t = (p - a) @ d / (d @ d)
+            e = p - a - t * d
+            if 0 < t < 1 and np.sqrt(e @ e) <= eps:
+                continue
         h = m @ p - dref
         if h <= margin:
             pts.append((p, pid, h))
