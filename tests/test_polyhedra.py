@@ -167,3 +167,100 @@ def test_compiled_narrow_phase_equals_its_twin():
         assert np.array_equal(twin[f], comp[f])
     for f in ("normal", "point", "gap"):
         assert np.allclose(twin[f], comp[f], rtol=0, atol=1e-12)
+
+
+def prism(r, height, sides=6):
+    """A right prism on a regular polygon of circumradius r, axis along z, base at z = 0."""
+    a = 2 * np.pi * np.arange(sides) / sides
+    ring = np.stack([r * np.cos(a), r * np.sin(a), np.zeros(sides)], axis=1)
+    return np.concatenate([ring, ring + (0, 0, height)])
+
+
+def incline(theta, mu, v0=0.0):
+    """A hexagonal prism lying on a fixed slab (a polyhedron) inclined by theta about y, so
+    that +x runs downhill along d = (cos theta, 0, -sin theta); launched downhill at v0."""
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("block", "slab", friction=mu, restitution=0.0)
+    turn = [((0, 1, 0), theta)]
+    slab = np.array([(x, y, z) for x in (-2, 2) for y in (-0.5, 0.5) for z in (-0.2, 0.0)])
+    m.polyhedra(slab, [(0, 0, 0)], "slab", orientations=turn, fixed=True, names=["slab"])
+    d = np.array([np.cos(theta), 0.0, -np.sin(theta)])
+    b = m.polyhedra(prism(0.1, 0.05), [(0, 0, 0)], "block", orientations=turn, density=2000,
+                    velocities=[v0 * d])[0]
+    return m, b, d
+
+
+@pytest.mark.parametrize("theta, mu, v0", [(0.5, 0.3, 0.0), (0.3, 0.5, 0.2), (0.3, 0.5, 0.0)])
+def test_a_block_on_an_incline_slides_at_g_sin_minus_mu_cos_or_sticks(theta, mu, v0):
+    """Above the friction angle (theta = 0.5 rad, mu = 0.3) the block slides from rest at
+    a = g (sin theta - mu cos theta); below it (mu = 0.5 > tan 0.3) a block launched
+    downhill slows at that (negative) rate until it stops, and one at rest stays."""
+    m, b, d = incline(theta, mu, v0)
+    h, T = 1e-3, 0.2
+    sim = run(m, T, h, tol=1e-12)
+    a = G * (np.sin(theta) - mu * np.cos(theta))
+    v = sim.bodies.v[0]
+    expect = max(v0 + a * T, 0.0)
+    assert v @ d == pytest.approx(expect, abs=1e-9 + 1e-9 * abs(a) * T)
+    assert np.linalg.norm(v - (v @ d) * d) < 1e-9                  # along the slope
+    assert np.abs(sim.bodies.w[0]).max() < 1e-8                     # no tipping
+    assert len(sim.contacts) == 6                                   # the hexagon's corners
+
+
+def test_a_cube_released_on_one_edge_falls_flat_and_rests():
+    """A cube (a polyhedron) turned 30 degrees about y with one edge on a fixed slab: its
+    centre is beyond the edge on the side of the face that was down, so it falls back onto
+    that face and comes to rest flat, its four corners on the slab."""
+    a = 0.05
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("cube", "slab", friction=0.6, restitution=0.0)
+    m.polyhedron(np.array([(x, y, z) for x in (-1, 1) for y in (-0.5, 0.5)
+                           for z in (-0.2, 0.0)]), "slab", fixed=True)
+    phi = np.pi / 6
+    R = quat_to_matrix(axis_angle_to_quat((0, 1, 0), phi)[None])[0]
+    corners = cube(a) @ R.T
+    lift = -corners[:, 2].min()
+    m.polyhedron(corners + (0, 0, lift), "cube", density=1000)
+    h = 1e-3
+    sim = run(m, 0.8, h, tol=1e-10)
+    b = sim.bodies
+    normals = polyhedron.hull(int(b.template[0])).normals
+    before = normals @ quat_to_matrix(m.build().q)[0].T
+    after = normals @ quat_to_matrix(b.q)[0].T
+    down = int(np.argmin(after[:, 2]))
+    # a face down, to the overlap the impact leaves (Moreau-Jean closes gaps at the velocity
+    # level: the edge lands at ~0.6 m/s, so up to ~h * 0.6 m/s over the cube's width 2a)
+    assert np.arccos(-after[down, 2]) < h * 0.6 / (2 * a)
+    assert down == int(np.argmin(before[:, 2]))                      # it fell back
+    assert b.x[0, 2] == pytest.approx(a, abs=h * 0.6)
+    assert np.linalg.norm(b.v[0]) < 1e-6 and np.linalg.norm(b.w[0]) < 1e-5
+    assert len(sim.contacts) == 4                                    # resting on its corners
+
+
+def arch_model(ratio, blocks=11):
+    """A semicircular arch of centreline radius 1 m and thickness ratio t / R on fixed
+    abutments, mu = 0.8 (no sliding: the limit is by hinges)."""
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("stone", "stone", friction=0.8, restitution=0.0)
+    t = ratio * 1.0
+    ids = m.arch(span=2 * (1.0 - t / 2), thickness=t, depth=0.3, blocks=blocks,
+                 material="stone", density=2000)
+    return m, ids
+
+
+def test_a_thick_arch_stands_and_a_thin_one_collapses():
+    """Heyman's minimum thickness of a semicircular arch is t / R = 0.1075 (Milankovitch):
+    at 0.2 it stands (the keystone moves less than 1e-4 R in 1 s), at 0.05 it falls
+    within 0.4 s by a four-hinge mechanism (the keystone drops, the haunches move out)."""
+    m, ids = arch_model(0.2)
+    x0 = m.build().x
+    sim = run(m, 1.0, 2e-3, tol=1e-9, max_iter=500)
+    key = len(ids) // 2
+    assert np.linalg.norm(sim.bodies.x[key] - x0[key]) < 1e-4
+    m, ids = arch_model(0.05)
+    x0 = m.build().x
+    sim = run(m, 0.4, 2e-3, tol=1e-9, max_iter=500)
+    x = sim.bodies.x
+    assert x0[key, 2] - x[key, 2] > 0.1                              # the crown falls
+    left, right = x[2] - x0[2], x[-3] - x0[-3]
+    assert left[0] < -1e-3 and right[0] > 1e-3                       # haunches thrust out
