@@ -316,7 +316,8 @@ class Simulation(Stepper):
         sensors = self.model.sensors
         with self.comm.collective():
             for s in sensors:
-                s.resolve(self.model.obstacles.names)
+                s.resolve(self.model.obstacles.names,
+                          [j["name"] for j in self.model.__dict__.get("joints", [])])
         for s in sensors:
             if s.bodies is not None:
                 n = self.owned.n_owned

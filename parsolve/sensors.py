@@ -4,13 +4,15 @@ sensors), written to /sensors/NAME of the results file.
     model.sensor("ball", bodies=[0], quantities=("x", "v"), every=10)
     model.sensor("height", bodies=ids, quantities={"z": lambda s: s["x"][:, 2]})
     model.sensor("on floor", pairs=[(0, "floor"), (3, 7)], quantities=("force", "points"))
+    model.sensor("drive", joints=["plate"], quantities=("force",))
 
 Body quantities (world frame, SI): x, q, v, w, contact_force and contact_torque (the mean
 force and torque of all contacts on the body over the step, from M du / h), or a callable of
 the sampled state (a dict of those arrays for the sensor's bodies, sorted by id, and "t")
 returning one value or a row per body. Pair quantities: force (the mean contact force on the
 pair's first body over the step, summed over its contact points in key order) and points
-(their count). Every `every` steps, each rank contributes only the rows asked for, and rank 0
+(their count). Joint quantities: force (the mean reaction on the joint's first body over the
+step, world frame; a name given to `guide` selects its joints, one row each). Every `every` steps, each rank contributes only the rows asked for, and rank 0
 gathers them: the cost does not grow with the model.
 
 /sensors/NAME/step, time: one entry per sample; /sensors/NAME/<quantity>: (samples, rows, k);
@@ -25,19 +27,21 @@ from .errors import InputError
 
 BODY_QUANTITIES = {"x": 3, "q": 4, "v": 3, "w": 3, "contact_force": 3, "contact_torque": 3}
 PAIR_QUANTITIES = {"force": 3, "points": 1}
+JOINT_QUANTITIES = {"force": 3}
 
 
 class Sensor:
-    def __init__(self, name, bodies=None, pairs=None, quantities=None, every=1):
+    def __init__(self, name, bodies=None, pairs=None, quantities=None, every=1, joints=None):
         if not isinstance(name, str) or not name.strip() or "/" in name:
             raise InputError(f"sensor {name!r}: a name is a non-empty string without '/'")
-        if (bodies is None) == (pairs is None):
-            raise InputError(f"sensor {name!r}: give bodies= or pairs= (one of them)")
+        if sum(x is not None for x in (bodies, pairs, joints)) != 1:
+            raise InputError(f"sensor {name!r}: give bodies=, pairs= or joints= (one of them)")
         self.name, self.every = name, int(every)
         if self.every < 1:
             raise InputError(f"sensor {name!r}: every must be >= 1, got {every}")
-        known = BODY_QUANTITIES if bodies is not None else PAIR_QUANTITIES
-        quantities = quantities or (("x", "v") if bodies is not None else ("force", "points"))
+        known = (BODY_QUANTITIES if bodies is not None else
+                 PAIR_QUANTITIES if pairs is not None else JOINT_QUANTITIES)
+        quantities = quantities or (("x", "v") if bodies is not None else tuple(known))
         items = quantities.items() if isinstance(quantities, dict) else \
             [(q, None) for q in quantities]
         self.quantities = {}
@@ -49,7 +53,13 @@ class Sensor:
                 raise InputError(f"sensor {name!r}: quantity {q!r}: a callable is for body "
                                  "sensors")
             self.quantities[str(q)] = fn
-        if bodies is not None:
+        self.joints = None if joints is None else [str(j) for j in (
+            [joints] if isinstance(joints, str) else joints)]
+        if joints is not None:
+            self.bodies = self.pairs = None
+            if not self.joints:
+                raise InputError(f"sensor {name!r}: no joints")
+        elif bodies is not None:
             self.bodies = np.unique(np.asarray(bodies, np.int64).ravel())
             if len(self.bodies) == 0:
                 raise InputError(f"sensor {name!r}: no bodies")
@@ -62,14 +72,31 @@ class Sensor:
 
     @property
     def rows(self):
+        if self.joints is not None:
+            return len(self._index)
         return len(self.bodies) if self.bodies is not None else len(self.pairs)
 
     def attrs(self):
+        if self.joints is not None:
+            return {"joints": json.dumps(self._names)}
         return ({"bodies": self.bodies} if self.bodies is not None else
                 {"pairs": json.dumps(self.pairs)})
 
-    def resolve(self, obstacle_names):
-        """Pair keys (A's id, B's code) as contacts carry them; obstacles by name."""
+    def resolve(self, obstacle_names, joint_names=()):
+        """Pair keys (A's id, B's code) as contacts carry them, obstacles by name; joints by
+        name (or a guide's name: its joints "NAME.i")."""
+        if self.joints is not None:
+            joint_names = list(joint_names)
+            self._index, self._names = [], []
+            for want in self.joints:
+                hit = [k for k, n in enumerate(joint_names)
+                       if n == want or n.startswith(want + ".")]
+                if not hit:
+                    raise InputError(f"sensor {self.name!r}: no joint named {want!r}")
+                self._index += hit
+                self._names += [joint_names[k] for k in hit]
+            self._index = np.array(self._index, np.int64)
+            return
         if self.pairs is None:
             return
         keys = []
@@ -95,6 +122,12 @@ class Sensor:
                     "contact_force": mine.mass[:, None] * du[at, :3] / h,
                     "contact_torque": np.einsum("nij,nj->ni", mine.inertia_world(),
                                                 du[at, 3:]) / h}
+        if self.joints is not None:                    # a joint's row has k2 = -1 - index
+            where = {int(-1 - j): r for r, j in enumerate(self._index)}
+            c = np.flatnonzero(np.isin(contacts.k2, list(where)))
+            p = np.array([where[int(k)] for k in contacts.k2[c]], np.int64)
+            force = np.einsum("kji,kj->ki", contacts.frame[c], contacts.R[c]) / h
+            return {"pair": p.astype(np.int64), "k2": contacts.k2[c], "force": force}
         code = contacts.k2 // FEATURES
         match = (contacts.k1[:, None] == self._keys[None, :, 0]) & \
             (code[:, None] == self._keys[None, :, 1])
@@ -121,6 +154,8 @@ class Sensor:
         total = np.zeros((self.rows, 3))
         for k in range(len(pair)):                   # in key order: the same sum on any P
             total[pair[k]] += force[k]
+        if self.joints is not None:
+            return {"force": total}
         out = {"force": total * self._sign[:, None],
                "points": np.bincount(pair, minlength=self.rows).astype(float)[:, None]}
         return {q: out[q] for q in self.quantities}

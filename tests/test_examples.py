@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from parsolve.io.results import _h5py
 
@@ -33,7 +34,7 @@ def run_example(name, tmp_path, *args):
 
 def test_examples_folder_holds_the_scripts_tested_here():
     assert sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) == \
-        ["collapse.py", "pour.py"]
+        ["collapse.py", "direct_shear.py", "pour.py"]
 
 
 def energy_closes(h, tol=1e-4):
@@ -66,3 +67,32 @@ def test_collapse_the_column_spreads_along_the_channel_and_slumps(tmp_path):
     assert x1[:, 2].max() < x0[:, 2].max() - 2 * r.max()              # the top comes down
     assert (x1 - r[:, None] >= -0.1 * r[:, None]).all()                # inside the channel
     energy_closes(h)
+
+
+def test_direct_shear_the_layer_resists_with_the_friction_of_spheres(tmp_path):
+    """Casagrande's shear box (examples/direct_shear.py): once the frame has travelled half a
+    grain diameter, the ratio of the shear force (the guides' reactions, read by the joint
+    sensor) to the normal load lies in 0.25-0.5, the range reported for frictional spheres
+    (mu = 0.5: tan(phi) ~ 0.3-0.45); the cap's guides keep it on its axis."""
+    out = str(tmp_path / "shear.h5")
+    p = subprocess.run([sys.executable, "-m", "parsolve.cli", "run",
+                        os.path.join(EXAMPLES, "direct_shear.py"), "--output", out, "--",
+                        "--spheres", "300", "--travel", "0.004", "--step", "1e-3"],
+                       cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    sys.path.insert(0, EXAMPLES)
+    try:
+        from direct_shear import build, shear_ratio
+    finally:
+        sys.path.remove(EXAMPLES)
+    info = build(300, travel=0.004)[1]
+    with _h5py().File(out, "r") as f:
+        t = f["sensors/shear/time"][()]
+        force = f["sensors/shear/force"][()]
+        x = f["sensors/cap/x"][()][:, 0]
+    assert force.shape[1] == 4 * 6 + 5                  # the walls' 6 joints each, the cap's 5
+    ratio = shear_ratio(force, info["load"])
+    steady = t > info["settle"] + 0.1
+    assert 0.25 <= ratio[steady].mean() <= 0.5, ratio[steady].mean()
+    assert np.ptp(x[:, 1]) < 1e-9                                 # held across the shear
+    assert x[-1, 0] - x[0, 0] == pytest.approx(0.004, rel=0.02)  # driven along it

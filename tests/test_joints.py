@@ -169,6 +169,11 @@ def test_a_hanging_chain_carries_the_weight_below_each_link():
      "force raised"),
     (lambda m: m.prescribe(0, (0, 0, 0), (1, 0, 0), velocity=lambda t: [1, 2]),
      "callable raised"),
+    (lambda m: m.guide(0, (0, 0, 0), 0.05, free=("w",)), "unknown free motion 'w'"),
+    (lambda m: m.guide(0, (0, 0, 0), 0.05, free=("x", "y")), "rotation about z cannot"),
+    (lambda m: m.guide(0, (0, 0, 0), 0.05, free=("x",), velocity={"x": 1.0}),
+     "a driven axis is one of the locked"),
+    (lambda m: m.guide(0, (0, 0, 0), 0.0), "span"),
 ])
 def test_bad_joints_are_named(command, match):
     m = model()
@@ -176,6 +181,43 @@ def test_bad_joints_are_named(command, match):
     with pytest.raises(ParsolveError, match=match):
         command(m)
         simulate(m, 1e-3, 2)
+
+
+def test_guided_bodies_keep_only_their_free_motions():
+    """guide(): a block on a rail along x under a skew gravity accelerates at g_x and nothing
+    else moves; a wheel hinged about z (free=("rz",)) under a torque turns at tau / I_zz
+    about its axis; a block driven along x and free along z falls freely while its x
+    follows the signal. The guides' reactions carry the rest: on the rail, the weight's
+    y and z components."""
+    g = np.array([3.0, -2.0, -G])
+    m = ps.Model(gravity=g)
+    m.surface("a", "a", friction=0.0)
+    half = np.array([0.2, 0.1, 0.05])
+    rail = m.box((0, 0, 0), half, "a", density=1000, id=0)
+    wheel = m.box((2, 0, 0), (0.1, 0.1, 0.1), "a", density=1000, id=1)
+    piston = m.box((4, 0, 0), (0.1, 0.1, 0.1), "a", density=1000, id=2)
+    m.guide(rail, (0, 0, 0), 0.05, free=("x",), name="rail")
+    m.guide(wheel, (2, 0, 0), 0.05, free=("rz",), name="hinge")
+    m.load(wheel, torque=(0.0, 0.0, 0.3))
+    m.guide(piston, (4, 0, 0), 0.05, free=("z",), velocity={"x": lambda t: 2.0 * t},
+            name="piston")
+    sim, out = simulate(m, 1e-3, 100)
+    t, x, v = out[-1][0], out[-1][1], out[-1][2]
+    o = sim.owned
+    np.testing.assert_allclose(v[0], [g[0] * t, 0, 0], atol=1e-9)
+    np.testing.assert_allclose(o.w[0], 0.0, atol=1e-9)
+    I_zz = o.mass[1] * (0.2 ** 2 + 0.2 ** 2) / 12.0
+    np.testing.assert_allclose(o.w[1], [0, 0, 0.3 / I_zz * t], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(x[1], [2, 0, 0], atol=1e-9)
+    np.testing.assert_allclose(x[2], [4 + t ** 2, g[1] * 0, 0.5 * g[2] * t ** 2],
+                               rtol=1e-9, atol=1e-9)
+    names = [j["name"] for j in m.joints if j["name"].startswith("rail.")]
+    assert names == [f"rail.{i}" for i in range(5)]        # y, z, and 3 for the rotations
+    c = sim.contacts
+    mine = np.isin(c.k2, [-1 - k for k, j in enumerate(m.joints)
+                          if j["name"].startswith("rail.")])
+    force = np.einsum("kji,kj->i", c.frame[mine], c.R[mine]) / 1e-3
+    np.testing.assert_allclose(force, -o.mass[0] * g * [0, 1, 1], rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize("solver", ["newton", "hybrid"])

@@ -99,7 +99,9 @@ def test_a_sensor_costs_nothing_like_the_model(tmp_path):
     (dict(bodies=[0], quantities=("nope",)), "unknown quantity 'nope'"),
     (dict(pairs=[(0, "ceiling")]), "no obstacle named 'ceiling'"),
     (dict(bodies=[7]), "of its bodies are not in the model"),
-    (dict(), "give bodies= or pairs="),
+    (dict(), "give bodies=, pairs= or joints="),
+    (dict(joints=["hinge"]), "no joint named 'hinge'"),
+    (dict(joints=["pin"], quantities=("points",)), "unknown quantity 'points'"),
     (dict(bodies=[0], every=0), "every must be >= 1"),
 ])
 def test_bad_sensors_are_refused_by_name(tmp_path, kwargs, message):

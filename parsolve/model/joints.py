@@ -19,7 +19,7 @@ follows a prescribed linear and angular velocity history.
 import numpy as np
 
 from ..errors import InputError
-from .checks import finite, unit
+from .checks import finite, positive, unit
 
 TYPES = ("fix_point", "fix_direction", "prescribe", "rigid_link", "spring")
 
@@ -179,6 +179,51 @@ class JointCommands:
         if not callable(force):
             raise InputError(f"joint {name or 'spring'}: force must be a callable of (d, ddot)")
         return self._joint("spring", body, point, other, other_point, name, force=force)
+
+    def guide(self, body, point, span, free=(), velocity=None, name=None):
+        """A body on guides: a block on a rail (free=("x",)), a shear plate pressed by its
+        load (free=("z",), velocity={"x": V}), a piston, a hinge (free=("rz",)). Only the
+        world-axis motions in `free` ("x", "y", "z", "rx", "ry", "rz") follow the dynamics;
+        each other translation is held, or driven by `velocity[axis]` (a signal as for
+        prescribe), and each other rotation is held. Made of Solfec's joints, named
+        "NAME.i": a fix_direction (or prescribe) along every locked axis through `point`
+        (the body's centre, say), and for every locked rotation one more along a locked
+        axis d, at `span` [m] from the point along d x r (so the two rows hold r). A rotation
+        about r can be locked only while a translation across r is. Returns NAME;
+        sensor(joints=[NAME]) reads the joints' reactions."""
+        axes = ("x", "y", "z")
+        label = name or f"guide {len(self.__dict__.get('joints', []))}"
+        free = (free,) if isinstance(free, str) else tuple(free)
+        velocity = dict(velocity or {})
+        for a in free:
+            if a not in axes + ("rx", "ry", "rz"):
+                raise InputError(f"guide {label!r}: unknown free motion {a!r}: choose from "
+                                 "x, y, z, rx, ry, rz")
+        for a in velocity:
+            if a not in axes or a in free:
+                raise InputError(f"guide {label!r}: velocity along {a!r}: a driven axis is "
+                                 "one of the locked translations x, y, z")
+        c = finite(f"guide {label!r}: point", point, (3,))
+        s = float(positive(f"guide {label!r}: span", span))
+        locked = [k for k, a in enumerate(axes) if a not in free]
+        e = np.eye(3)
+        rows = [(c, k) for k in locked]
+        for r, a in enumerate(axes):
+            if "r" + a in free:
+                continue
+            across = [k for k in locked if k != r]
+            if not across:
+                raise InputError(f"guide {label!r}: rotation about {a} cannot be held while "
+                                 f"every translation across it is free ({free})")
+            d = across[0]
+            rows.append((c + s * np.cross(e[d], e[r]), d))
+        for i, (p, d) in enumerate(rows):
+            jname = f"{label}.{i}"
+            if axes[d] in velocity:
+                self.prescribe(body, p, e[d], velocity=velocity[axes[d]], name=jname)
+            else:
+                self.fix_direction(body, p, e[d], name=jname)
+        return label
 
     def kinematic(self, body, velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0)):
         """Drive `body` by its velocity history instead of its dynamics (a piston, a shear

@@ -193,14 +193,15 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands):
                                  "never moves and has no mass)")
         return name
 
-    def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1):
-        """A time series of chosen bodies or contact pairs in the results file, every `every`
-        steps, at /sensors/NAME (parsolve/sensors.py lists the quantities)."""
+    def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1, joints=None):
+        """A time series of chosen bodies, contact pairs or joints (by name) in the results
+        file, every `every` steps, at /sensors/NAME (parsolve/sensors.py lists the
+        quantities)."""
         from ..sensors import Sensor
 
         if any(s.name == name for s in self.sensors):
             raise InputError(f"sensor {name!r} is defined twice")
-        self.sensors.append(Sensor(name, bodies, pairs, quantities, every))
+        self.sensors.append(Sensor(name, bodies, pairs, quantities, every, joints))
 
     def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
         """A constant force (at the mass centre) and torque on a body, world frame."""
