@@ -34,7 +34,7 @@ def run_example(name, tmp_path, *args):
 
 def test_examples_folder_holds_the_scripts_tested_here():
     assert sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) == \
-        ["collapse.py", "direct_shear.py", "pour.py"]
+        ["arch.py", "collapse.py", "direct_shear.py", "pour.py"]
 
 
 def energy_closes(h, tol=1e-4):
@@ -96,3 +96,14 @@ def test_direct_shear_the_layer_resists_with_the_friction_of_spheres(tmp_path):
     assert 0.25 <= ratio[steady].mean() <= 0.5, ratio[steady].mean()
     assert np.ptp(x[:, 1]) < 1e-9                                 # held across the shear
     assert x[-1, 0] - x[0, 0] == pytest.approx(0.004, rel=0.02)  # driven along it
+
+
+def test_arch_a_thick_one_stands_a_thin_one_falls(tmp_path):
+    """examples/arch.py: 11 voussoirs at t / R = 0.2 (above Heyman's 0.1075) stand, the
+    keystone still within 1e-4 R; at 0.05 the crown drops."""
+    first, last, h = run_example("arch", tmp_path, "--blocks", "11", "--ratio", "0.2",
+                                 "--duration", "0.2")
+    assert np.abs(last["x"] - first["x"]).max() < 1e-4
+    first, last, h = run_example("arch", tmp_path, "--blocks", "11", "--ratio", "0.05",
+                                 "--duration", "0.3")
+    assert first["x"][5, 2] - last["x"][5, 2] > 0.05
