@@ -24,7 +24,10 @@ s = h/4 df/dq + 1/2 df/dv. The row's impulse R_N = -h f_SD gives a = -h (F0 - s 
 g = -h s: the stiffness and damping enter W and B implicitly. For a linear spring-damper that is
 Newmark's average acceleration: unconditionally stable (no limit on k h^2 / m) and, undamped,
 energy conserving. A negative slope (a Stribeck curve falling with speed, a negative stiffness)
-is left explicit (s >= 0), so the local solve never divides by 1 - g W_NN <= 0.
+is left explicit (s >= 0), so the local solve never divides by 1 - g W_NN <= 0. The regularised
+Stribeck force enters as a damper of its secant slope f(v(t)) / v(t) (its tangent inside the
+proportional zone): its impulse -h f(v(t)) v_bar / v(t) opposes the mean rate, so friction alone
+never adds energy, and a step cannot overshoot the steep zone around v = 0 into a limit cycle.
 
 Switching after the step, from q(t+h) and v(t+h), with Exudyn's rules (its PostNewtonStep,
 taken once per step): stick turns to slip when |k_mu (q - x_lsp) + d_mu v| exceeds
@@ -44,6 +47,9 @@ from .laws import connector
 CONNECTOR_KEYS = -(2 ** 40)       # k2 = CONNECTOR_KEYS - index: apart from contacts and joints
 REACH_SLACK = 1.5
 Q, MODE, LSP, LIMIT = range(4)    # the state columns
+# per connector and step (results' /connectors): f_SD is the step's mean force, -R_N / h
+OUTPUTS = ("displacement", "velocity", "force", "friction_mode", "last_sticking_position",
+           "limit_stop_state")
 PARAMS = ("stiffness", "damping", "offset", "velocity_offset", "factor0", "factor1",
           "f_dynamic_friction", "f_static_friction_offset", "sticking_stiffness",
           "sticking_damping", "exponential_decay_static", "f_viscous_friction",
@@ -121,7 +127,7 @@ class Connectors:
         reach = np.array([np.linalg.norm(x[where[int(self.a[j])]] - x[where[int(self.b[j])]])
                           if self.b[j] >= 0 else 0.0 for j in range(n)])
         self.max_reach = REACH_SLACK * float(reach.max()) if n else 0.0
-        self.last = None          # this rank's outputs of the last step (index, q, v, f)
+        self.last = None          # this rank's outputs of the last step (index, OUTPUTS)
 
     def __len__(self):
         return len(self.specs)
@@ -208,10 +214,10 @@ class Connectors:
         fv, vexp, vreg = p["f_viscous_friction"], p["exponential_decay_static"], \
             p["friction_proportional_zone"]
         reg = self.stribeck[j]
-        if reg.any():                                    # regularised Stribeck
+        if reg.any():                 # regularised Stribeck: a damper of its secant f(v0) / v0
             f, df = stribeck(U0[reg], fd[reg], fso[reg], fv[reg], vexp[reg], vreg[reg])
             F[reg] += f
-            Kv[reg] += df
+            Kv[reg] += np.where(U0[reg] != 0, f / np.where(U0[reg] != 0, U0[reg], 1.0), df)
         bri = self.bristle[j]
         if bri.any():
             mode, lsp = state[bri, MODE], state[bri, LSP]
@@ -271,7 +277,7 @@ class Connectors:
         and end rates U0, U1 (n_rows, 3) and their impulses; keeps (index, q, v, f) in last."""
         sel, j = self.index(rows)
         if not len(sel):
-            self.last = (j, np.zeros(0), np.zeros(0), np.zeros(0))
+            self.last = (j, np.zeros((0, len(OUTPUTS))))
             return
         st = rows.state[sel]
         v0, v1 = U0[sel, 0], U1[sel, 0]
@@ -311,16 +317,18 @@ class Connectors:
             limit[lim] = np.where(qq > up, qq - up, np.where(qq < lo, qq - lo, 0.0))
         rows.state[sel, Q], rows.state[sel, MODE] = q1, mode
         rows.state[sel, LSP], rows.state[sel, LIMIT] = lsp, limit
-        self.last = (j, q1, v1, force)
+        self.last = (j, np.stack([q1, v1, force, mode, lsp, limit], axis=1))
+
+    def columns(self):
+        """The results' /connectors columns: step, time and each output (n,)."""
+        return [("step", np.int64, ()), ("time", float, ())] + \
+            [(name, float, (len(self),)) for name in OUTPUTS]
 
     def gather(self, comm):
-        """Every connector's (q, v, f) of the last step, by index, on every rank."""
-        n = len(self)
-        j, q, v, f = self.last if self.last is not None else (np.zeros(0, np.int64),) + \
-            (np.zeros(0),) * 3
-        parts = comm.allgather((j, q, v, f))
-        out = np.full((3, n), np.nan)
-        for jj, *vals in parts:
-            for k in range(3):
-                out[k, jj] = vals[k]
-        return {"displacement": out[0], "velocity": out[1], "force": out[2]}
+        """Every connector's outputs (OUTPUTS) of the last step, by index, on every rank."""
+        j, vals = self.last if self.last is not None else \
+            (np.zeros(0, np.int64), np.zeros((0, len(OUTPUTS))))
+        out = np.full((len(self), len(OUTPUTS)), np.nan)
+        for jj, vv in comm.allgather((j, vals)):
+            out[jj] = vv
+        return {name: out[:, k].copy() for k, name in enumerate(OUTPUTS)}

@@ -7,6 +7,7 @@ COMMAND_LINE before it runs the script, and a Simulation made without `overrides
 """
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import threading
@@ -180,6 +181,9 @@ class Simulation(Stepper):
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
                     names=history_names(getattr(self.solver, "event_names", ())))
         sensors = self._sensors_ready() if writer is not None else []
+        if writer is not None and len(self.connectors):  # /connectors: one row per step
+            writer.add_series("connectors", self.connectors.columns(),
+                              {"names": json.dumps(self.connectors.names)})
         if writer is not None and writer.missing:
             self._say(f"warning: results parts {', '.join(writer.missing)} of the earlier "
                       "legs are gone: the history has a gap before this leg")
@@ -232,6 +236,9 @@ class Simulation(Stepper):
             if writer is not None:
                 writer.record(row)
                 self._sample(sensors, writer)
+                if len(self.connectors):
+                    writer.record(dict(step=self.step_count, time=self.time,
+                                       **self.connectors.gather(self.comm)), "connectors")
                 if checkpoint or flush_time:          # the history so far survives a crash
                     parts = writer.close_segment()
                     last_flush = time.time()

@@ -34,6 +34,10 @@ def describe(path):
         if n:
             lines.append(f"  time {h['time'][-1]:.6g} s, kinetic energy {h['kinetic_energy'][-1]:.4g}"
                          f" J, contacts {h['contacts'][-1]}, residual {h['residual'][-1]:.2e}")
+        if "connectors" in f:
+            c = f["connectors"]
+            lines.append(f"  connectors: {c['displacement'].shape[1:]} over {c['step'].shape[0]}"
+                         f" steps ({', '.join(k for k in c if k not in ('step', 'time'))})")
         nf = f["frames/time"].shape[0]
         lines.append(f"  frames: {nf} at t = {', '.join(f'{t:.4g}' for t in f['frames/time'][:8])}"
                      + (" ..." if nf > 8 else ""))

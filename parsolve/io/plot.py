@@ -64,6 +64,19 @@ def plot_history(path, out=None):
     ax.set_ylabel("wall seconds per step")
     ax.legend(fontsize=7, loc="upper left")
     written.append(_save(fig, out, "phases"))
+    with h5py.File(path, "r") as f:                   # connectors: q, v, f_SD per step
+        if "connectors" in f and f["connectors/step"].shape[0]:
+            c = {k: f["connectors"][k][()] for k in ("time", "displacement", "velocity",
+                                                     "force")}
+            fig, axes = plt.subplots(3, 1, figsize=(7, 7), sharex=True)
+            for ax, (k, unit) in zip(axes, (("displacement", "m"), ("velocity", "m/s"),
+                                            ("force", "N"))):
+                ax.plot(c["time"], c[k], lw=1)
+                ax.set_ylabel(f"{k} [{unit}]")
+                ax.grid(alpha=0.3)
+            axes[0].set_title(f"{title}: connectors")
+            axes[-1].set_xlabel("time [s]")
+            written.append(_save(fig, out, "connectors"))
     plt.close("all")
     return written
 
