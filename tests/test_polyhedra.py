@@ -264,3 +264,30 @@ def test_a_thick_arch_stands_and_a_thin_one_collapses():
     assert x0[key, 2] - x[key, 2] > 0.1                              # the crown falls
     left, right = x[2] - x0[2], x[-3] - x0[-3]
     assert left[0] < -1e-3 and right[0] > 1e-3                       # haunches thrust out
+
+
+def test_polyhedra_are_drawn_in_the_xdmf_as_closed_surfaces_with_their_data(tmp_path):
+    """A run's XDMF holds each block as its faces (polygons whose corners are the block's
+    vertices at that frame) with the block's id per face, and a fixed polyhedron's faces
+    among the obstacles; VTK's XDMF reader (ParaView's) reads both."""
+    vtk = pytest.importorskip("vtkmodules.vtkIOXdmf2")
+    m, b, d = incline(0.5, 0.3)
+    out = tmp_path / "incline.h5"
+    sim = run(m, 0.01, 1e-3, output=str(out), frames=0.005)
+    reader = vtk.vtkXdmfReader()
+    reader.SetFileName(str(tmp_path / "incline.xdmf"))
+    reader.Update()
+    data = reader.GetOutputDataObject(0)
+    blocks = {data.GetMetaData(i).Get(data.NAME()): data.GetBlock(i)
+              for i in range(data.GetNumberOfBlocks())}
+    faces = blocks["polyhedra"]
+    assert faces.GetNumberOfCells() == 8                       # a hexagonal prism's faces
+    assert faces.GetCell(0).GetClassName() == "vtkPolygon"
+    ids = faces.GetCellData().GetArray("id")
+    assert {ids.GetValue(k) for k in range(8)} == {b}
+    pts = np.array([faces.GetPoint(k) for k in range(faces.GetNumberOfPoints())])
+    hull = polyhedron.hull(int(sim.bodies.template[0]))
+    start = m.build()
+    expect = start.x[0] + hull.vertices @ quat_to_matrix(start.q)[0].T
+    assert np.allclose(pts, expect, atol=1e-12)                # the first frame's corners
+    assert blocks["obstacles"].GetNumberOfCells() == 6          # the slab's faces

@@ -162,6 +162,10 @@ class ResultsWriter:
             for name in CELL_FIELDS:               # one row per cell: the cells' data
                 self._rows(gx, name, getattr(bodies, name)[rows])
             self._rows(gx, "rotation", rotation[rows])
+        if self.polyhedra:                         # variable cells: faces as polygons
+            rows = np.flatnonzero(bodies.shape[:n] == shapes.POLYHEDRON)
+            self._polygons(g.create_group("polyhedra"), bodies, rows, R[rows],
+                           ("gid", "material", "v", "w"))
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
@@ -247,8 +251,28 @@ class ResultsWriter:
                 gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
                 gx.create_dataset("obstacle", data=rows)
                 gx.create_dataset("material", data=obst.material[rows])
+        self.polyhedra = self.comm.sum(int(np.sum(bodies.shape[:n] == shapes.POLYHEDRON))) > 0
+        rows = np.flatnonzero(obst.shape == shapes.POLYHEDRON)
+        if len(rows):                              # every rank writes the same: rank 0's
+            pts, topo, owner = shapes.polyhedron.polygons(obst, rows,
+                                                          quat_to_matrix(obst.q[rows]))
+            gx = o.create_group("polyhedra")
+            for name, data in (("vertices", pts), ("topology", topo),
+                               ("obstacle", rows[owner]), ("material", obst.material[rows][owner])):
+                gx.create_dataset(name, data=data)
         f.close()
         self._publish(self.model_part)
+
+    def _polygons(self, group, placed, rows, R, fields):
+        """This rank's polyhedra `rows` as polygon faces (every rank writes its slice):
+        vertices, topology (XDMF Mixed, point ids global) and per face the rows' `fields`."""
+        count = sum(len(shapes.polyhedron.hull(int(placed.template[r])).vertices) for r in rows)
+        first, _ = self.comm.offset(count)
+        pts, topo, owner = shapes.polyhedron.polygons(placed, rows, R, first)
+        self._rows(group, "vertices", pts)
+        self._rows(group, "topology", topo)
+        for name in fields:
+            self._rows(group, name, getattr(placed, name)[rows][owner])
 
     def _cells(self, group, shape, vertices):
         """A group of this rank's cells of `shape` (every rank writes its rows): vertices

@@ -9,9 +9,11 @@ Temporal collections:
              angular_velocity, orientation;
   "contacts" points: force (world frame), normal, R (local, normal first), gap, status
              (0 open, 1 sticking, 2 sliding);
-  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra), with cell data
-             obstacle (its index) and material, the same at every time; only when the
-             model has some.
+  "polyhedra" convex polyhedra drawn by their faces (XDMF Mixed polygons: a closed surface
+             per block), with per-face data id, material, velocity, angular_velocity;
+  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra:
+             their faces), with cell data obstacle (its index) and material, the same at
+             every time; only when the model has some.
 Heavy data stay in the HDF5 file; the XDMF only points at datasets (through the results
 index, so it reads what the index holds).
 """
@@ -34,6 +36,7 @@ CELL_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1),        # bodies drawn a
                    ("velocity", "v", "Vector", "Float", 8, 3),
                    ("angular_velocity", "w", "Vector", "Float", 8, 3),
                    ("orientation", "rotation", "Tensor", "Float", 4, 9))
+POLYGON_ATTRIBUTES = CELL_ATTRIBUTES[:4]                # a polyhedron's faces: its data
 OBSTACLE_ATTRIBUTES = (("obstacle", "obstacle", "Scalar", "Int", 8, 1),
                        ("material", "material", "Scalar", "Int", 4, 1))
 CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
@@ -48,8 +51,8 @@ def write_xdmf(results_path, xdmf_path=None):
     h5py = _h5py()
     xdmf_path = xdmf_path or os.path.splitext(results_path)[0] + ".xdmf"
     ref = os.path.relpath(results_path, os.path.dirname(os.path.abspath(xdmf_path)))
-    grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES}, "contacts": [],
-             "obstacles": []}
+    grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES}, "polyhedra": [],
+             "contacts": [], "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
         fixed = [s for s in CELL_SHAPES if f"model/obstacles/{s.CELLS['group']}" in f]
@@ -74,6 +77,14 @@ def write_xdmf(results_path, xdmf_path=None):
                 grids["obstacles"].append(_cells(f"obstacles {k}", t, shape, ref,
                                                  f["model/obstacles"], fixed_path, nb,
                                                  OBSTACLE_ATTRIBUTES))
+            if "polyhedra" in g and g["polyhedra/topology"].shape[0]:
+                grids["polyhedra"].append(_polygons(f"polyhedra {k}", t, ref, g,
+                                                    f"{path}/polyhedra", POLYGON_ATTRIBUTES))
+            if "model/obstacles/polyhedra" in f:
+                grids["obstacles"].append(_polygons(f"fixed polyhedra {k}", t, ref,
+                                                    f["model/obstacles"],
+                                                    "model/obstacles/polyhedra",
+                                                    OBSTACLE_ATTRIBUTES))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(
@@ -115,6 +126,16 @@ def _cells(name, t, shape, ref, owner, base, nb, attributes):
                  _item(ref, f"{base}/connectivity", (nb, per), "Int", 8),
                  _item(ref, f"{base}/vertices", (per * nb, 3)),
                  _attributes(ref, owner, base, nb, attributes, "Cell"))
+
+
+def _polygons(name, t, ref, owner, base, attributes):
+    """A grid of the polygon faces under `base` (vertices, a Mixed topology, face data)."""
+    g = owner[base.rsplit("/", 1)[-1]]
+    npts, ntopo = g["vertices"].shape[0], g["topology"].shape[0]
+    nf = g[attributes[0][1]].shape[0]
+    return _grid(name, t, "Mixed", nf, _item(ref, f"{base}/topology", (ntopo,), "Int", 8),
+                 _item(ref, f"{base}/vertices", (npts, 3)),
+                 _attributes(ref, owner, base, nf, attributes, "Cell"))
 
 
 def _grid(name, t, topology, n, connectivity, geometry, attributes):

@@ -16,7 +16,7 @@ from ..errors import InputError
 KIND = 3
 NAME = "polyhedron"
 TEMPLATE = None          # variable width: LIBRARY.template(key), parsed by hull(key)
-CELLS = None             # drawn by its point (variable cells: see shapes' docstring)
+CELLS = None             # variable cells: its faces as polygons (polygons(), io/results.py)
 
 _CANONICAL = np.array([[2.0, 1.0, 1.0], [1.0, 2.0, 1.0], [1.0, 1.0, 2.0]]) / 120.0
 
@@ -231,6 +231,23 @@ def vertices(placed, rows, R):
     """World positions of the vertices of the polyhedra `rows`, a list of (nv, 3)."""
     return [placed.x[r] + hull(int(placed.template[r])).vertices @ R[k].T
             for k, r in enumerate(rows)]
+
+
+def polygons(placed, rows, R, first=0):
+    """The faces of the polyhedra `rows` (R their rotation matrices) as XDMF "Mixed" polygon
+    cells: (points (P, 3), topology [3, count, point ids, ...] with ids from `first`, the
+    row of each face (index into rows))."""
+    pts, topo, owner = [], [], []
+    at = first
+    for k, r in enumerate(rows):
+        h = hull(int(placed.template[r]))
+        pts.append(placed.x[r] + h.vertices @ R[k].T)
+        for f in h.faces:
+            topo += [3, len(f)] + (f + at).tolist()
+        owner += [k] * len(h.faces)
+        at += len(h.vertices)
+    return (np.concatenate(pts) if pts else np.zeros((0, 3)), np.asarray(topo, np.int64),
+            np.asarray(owner, np.int64))
 
 
 def distance(placed, k, x):
