@@ -24,10 +24,11 @@ s = h/4 df/dq + 1/2 df/dv. The row's impulse R_N = -h f_SD gives a = -h (F0 - s 
 g = -h s: the stiffness and damping enter W and B implicitly. For a linear spring-damper that is
 Newmark's average acceleration: unconditionally stable (no limit on k h^2 / m) and, undamped,
 energy conserving. A negative slope (a Stribeck curve falling with speed, a negative stiffness)
-is left explicit (s >= 0), so the local solve never divides by 1 - g W_NN <= 0. The regularised
-Stribeck force enters as a damper of its secant slope f(v(t)) / v(t) (its tangent inside the
-proportional zone): its impulse -h f(v(t)) v_bar / v(t) opposes the mean rate, so friction alone
-never adds energy, and a step cannot overshoot the steep zone around v = 0 into a limit cycle.
+is left explicit (s >= 0), so the local solve never divides by 1 - g W_NN <= 0. Where the
+regularised Stribeck force alone could stop the rate within the step (|v(t)| <= h |f| W_NN), it
+enters as a damper of its secant slope f(v(t)) / v(t): its impulse -h f(v(t)) v_bar / v(t)
+opposes the mean rate, so friction alone never adds energy and a step cannot overshoot the steep
+zone around v = 0 into a limit cycle; elsewhere by its tangent (second order).
 
 Switching after the step, from q(t+h) and v(t+h), with Exudyn's rules (its PostNewtonStep,
 taken once per step): stick turns to slip when |k_mu (q - x_lsp) + d_mu v| exceeds
@@ -138,9 +139,7 @@ class Connectors:
         at the half step; and (d, name): the largest distance between a row's bodies."""
         if not len(self):
             return Interactions.empty(), (0.0, "")
-        index = {int(g): k for k, g in enumerate(held.gid)}
-        ia = np.array([index.get(int(g), -1) for g in self.a])
-        ib = np.array([index.get(int(g), -1) if g >= 0 else -1 for g in self.b])
+        ia, ib = _lookup(held.gid, self.a), _lookup(held.gid, self.b)
         use = np.flatnonzero((ia >= 0) & ((self.b < 0) | (ib >= 0)))
         n = len(use)
         if n == 0:
@@ -190,6 +189,20 @@ class Connectors:
         vb[two], wb[two] = held.v[b[two]], held.w[b[two]]
         return connector.rate(rows.frame[sel], held.v[a], held.w[a], vb, wb)
 
+    @staticmethod
+    def mobility(rows, sel, held):
+        """J M^-1 J^T of the rows `sel`: the rate a unit impulse gives (W_NN)."""
+        out = np.zeros(len(sel))
+        for k, col in ((0, rows.a[sel]), (1, rows.b[sel])):
+            d, on = rows.frame[sel, k], col >= 0
+            rot = rows.frame[sel, 2, k] > 0.5
+            idx = np.maximum(col, 0)
+            lin = np.einsum("ni,ni->n", d, d) / held.mass[idx]
+            local = np.einsum("nji,nj->ni", quat_to_matrix(held.q[idx]), d)   # R^T d
+            ang = np.einsum("ni,ni->n", local * local, 1.0 / held.inertia[idx])
+            out += np.where(on, np.where(rot, ang, lin), 0.0)
+        return out
+
     # -- the law's parameters of one step -----------------------------------------------------
     def linearise(self, rows, held, t, h):
         """Fill the param (a, g, c) of the connector rows of `rows` (after the warm start,
@@ -198,12 +211,12 @@ class Connectors:
         if not len(sel):
             return
         U0 = self.rate(rows, sel, held)
-        a, g, c = self.coefficients(j, rows.state[sel], U0, t, h)
+        a, g, c = self.coefficients(j, rows.state[sel], U0, t, h, self.mobility(rows, sel, held))
         rows.param[sel] = 0.0
         rows.param[sel, 0], rows.param[sel, 1], rows.param[sel, 2] = a, g, c
 
-    def coefficients(self, j, state, U0, t, h):
-        """(a, g, c) of connectors j with state (n, 4) and start rate U0."""
+    def coefficients(self, j, state, U0, t, h, w=None):
+        """(a, g, c) of connectors j with state (n, 4), start rate U0 and mobility w."""
         p = {k: v[j] for k, v in self.p.items()}
         q0 = state[:, Q]
         qm = q0 + 0.5 * h * U0                           # q at the half step
@@ -214,10 +227,15 @@ class Connectors:
         fv, vexp, vreg = p["f_viscous_friction"], p["exponential_decay_static"], \
             p["friction_proportional_zone"]
         reg = self.stribeck[j]
-        if reg.any():                 # regularised Stribeck: a damper of its secant f(v0) / v0
+        if reg.any():                                    # regularised Stribeck
             f, df = stribeck(U0[reg], fd[reg], fso[reg], fv[reg], vexp[reg], vreg[reg])
             F[reg] += f
-            Kv[reg] += np.where(U0[reg] != 0, f / np.where(U0[reg] != 0, U0[reg], 1.0), df)
+            # near v = 0 (the force alone could stop the rate within the step): a damper of
+            # its secant slope f(v0) / v0, so it cannot overshoot the zone; else its tangent
+            u = U0[reg]
+            near = (np.abs(u) <= h * np.abs(f) * (w[reg] if w is not None else np.inf)) & \
+                (u != 0)
+            Kv[reg] += np.where(near, f / np.where(u != 0, u, 1.0), df)
         bri = self.bristle[j]
         if bri.any():
             mode, lsp = state[bri, MODE], state[bri, LSP]
@@ -332,3 +350,12 @@ class Connectors:
         for jj, vv in comm.allgather((j, vals)):
             out[jj] = vv
         return {name: out[:, k].copy() for k, name in enumerate(OUTPUTS)}
+
+
+def _lookup(gid, wanted):
+    """Index in `gid` of each of `wanted` (-1 where absent or negative)."""
+    order = np.argsort(gid, kind="stable")
+    pos = np.minimum(np.searchsorted(gid[order], wanted), max(len(gid) - 1, 0))
+    found = (len(gid) > 0) & (wanted >= 0)
+    found = found & (gid[order][pos] == wanted) if len(gid) else np.zeros(len(wanted), bool)
+    return np.where(found, order[pos] if len(gid) else -1, -1)

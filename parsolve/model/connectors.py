@@ -79,9 +79,10 @@ class ConnectorCommands:
         (model.coordinate(...) or None for the ground); the parameters are listed in this
         module's docstring. Returns its name."""
         conns = self.__dict__.setdefault("connectors", [])
+        taken = self.__dict__.setdefault("_connector_names", set())
         name = name or f"connector {len(conns)}"
         what = f"connector {name!r}"
-        if any(c["name"] == name for c in conns):
+        if name in taken:
             raise InputError(f"{what}: the name is taken")
         unknown = sorted(set(parameters) - set(PARAMETERS))
         if unknown:
@@ -121,6 +122,7 @@ class ConnectorCommands:
         conns.append({"name": name, "m0": sides[0], "m1": sides[1], "params": p,
                       "active": bool(active_connector), "limits": bool(use_limit_stops),
                       "force": spring_force_user_function, "friction": friction})
+        taken.add(name)
         return name
 
     def connectors_state(self):
