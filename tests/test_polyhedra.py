@@ -291,3 +291,28 @@ def test_polyhedra_are_drawn_in_the_xdmf_as_closed_surfaces_with_their_data(tmp_
     expect = start.x[0] + hull.vertices @ quat_to_matrix(start.q)[0].T
     assert np.allclose(pts, expect, atol=1e-12)                # the first frame's corners
     assert blocks["obstacles"].GetNumberOfCells() == 6          # the slab's faces
+
+
+def test_a_sphere_finds_the_nearest_point_of_a_block_face_edge_or_vertex_or_leaves_inside():
+    """Sphere centres around a unit cube (a polyhedron) turned about z: above a face, beside
+    an edge, beyond a vertex and inside, against the distance to the box computed directly."""
+    from parsolve.contact.polyhedra import closest_points
+
+    h = hull(cube(0.5))
+    c = np.array([[0.1, 0.2, 0.9], [0.8, 0.8, 0.0], [0.9, -0.8, 0.7], [0.1, 0.0, 0.3],
+                  [-0.2, 0.45, -0.1]])
+    y, d, n = closest_points(h, c)
+    outside = np.linalg.norm(c - np.clip(c, -0.5, 0.5), axis=1)
+    depth = 0.5 - np.abs(c).max(axis=1)
+    assert np.allclose(d, np.where(outside > 0, outside, -depth), atol=1e-12)
+    assert np.allclose(y[:3], np.clip(c[:3], -0.5, 0.5), atol=1e-12)
+    assert np.allclose(n[0], (0, 0, 1)) and np.allclose(n[3], (0, 0, 1))
+    assert np.allclose(n[4], (0, 1, 0))
+    # a sphere resting on a tilted block through the narrow phase
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("s", "s", friction=0.5)
+    m.polyhedra(cube(0.5), [(0, 0, 0)], "s", orientations=[((0, 0, 1), 0.3)], fixed=True)
+    m.sphere((0.2, 0.1, 0.6), 0.1, "s", density=1000)
+    sim = run(m, 0.05, 1e-3)
+    assert sim.bodies.x[0, 2] == pytest.approx(0.6, abs=1e-6)
+    assert np.allclose(sim.contacts.frame[:, 0], (0, 0, 1), atol=1e-12)

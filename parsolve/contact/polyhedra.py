@@ -364,53 +364,58 @@ def poly_plane(A, rows, B, j, margin):
 
 def sphere_poly(A, s, B, p, margin):
     """The closest point of polyhedron p to sphere s's centre (a centre inside leaves by the
-    face of least depth); the normal from the polyhedron to the sphere."""
+    face of least depth); the normal from the polyhedron to the sphere. Vectorised over the
+    pairs of each template, face by face."""
     from ..dynamics.rotation import quat_to_matrix
     from ..shapes import polyhedron
 
     if len(s) == 0:
         return None
     R = quat_to_matrix(B.q[p])
-    n_out, pt, gap = np.zeros((len(s), 3)), np.zeros((len(s), 3)), np.zeros(len(s))
-    for k in range(len(s)):
-        h = polyhedron.hull(int(B.template[p[k]]))
-        c = (A.x[s[k]] - B.x[p[k]]) @ R[k]              # the centre in p's body frame
-        dist = h.normals @ c - h.offsets
-        f = int(np.argmax(dist))
-        if dist[f] <= 0:                                # inside
-            nl, d = h.normals[f], dist[f]
-        else:
-            y = closest_point(h, c)
-            d = np.linalg.norm(c - y)
-            nl = (c - y) / d if d > 0 else h.normals[f]
-        n_out[k] = R[k] @ nl
-        gap[k] = d - A.radius[s[k]]
-        pt[k] = A.x[s[k]] - n_out[k] * (A.radius[s[k]] + 0.5 * gap[k])
+    c = np.einsum("nji,nj->ni", R, A.x[s] - B.x[p])          # centres in p's body frame
+    nl, dist = np.zeros((len(s), 3)), np.zeros(len(s))
+    for key in np.unique(B.template[p]):
+        rows = np.flatnonzero(B.template[p] == key)
+        y, d, n = closest_points(polyhedron.hull(int(key)), c[rows])
+        nl[rows], dist[rows] = n, d
+    n_out = np.einsum("nij,nj->ni", R, nl)
+    gap = dist - A.radius[s]
+    pt = A.x[s] - n_out * (A.radius[s] + 0.5 * gap)[:, None]
     return {"a": np.asarray(s, np.int64), "b": np.asarray(p, np.int64),
             "feature": np.zeros(len(s), np.int64), "normal": n_out, "point": pt, "gap": gap}
 
 
-def closest_point(h, c):
-    """The point of hull h nearest to c, a point outside it (body frame): the nearest of the
-    closest points of the faces c lies above."""
-    best, out = np.inf, None
-    for f in np.flatnonzero(h.normals @ c - h.offsets > 0):
-        n = h.normals[f]
-        poly = h.vertices[h.faces[f]]
-        y = c - (n @ c - h.offsets[f]) * n
-        inside = True
+def closest_points(h, c):
+    """For points c (n, 3) in hull h's frame: the nearest points y of the hull, the signed
+    distances (< 0 inside: the depth below the nearest face) and the unit normals (c - y
+    outside, that face's normal inside)."""
+    plane = c @ h.normals.T - h.offsets                      # (n, nf)
+    best = np.full(len(c), np.inf)
+    y = c.copy()
+    for f, face in enumerate(h.faces):
+        above = plane[:, f] > 0
+        if not above.any():
+            continue
+        nf = h.normals[f]
+        q = c - plane[:, f, None] * nf                        # projection on the plane
+        poly = h.vertices[face]
+        inside = np.ones(len(c), bool)
+        edge_best, edge_y = np.full(len(c), np.inf), q.copy()
         for a, b in zip(poly, np.roll(poly, -1, axis=0)):
-            if np.cross(b - a, y - a) @ n < 0:
-                inside = False
-                break
-        if not inside:                                  # nearest point of its edges
-            cands = []
-            for a, b in zip(poly, np.roll(poly, -1, axis=0)):
-                t = np.clip((y - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
-                cands.append(a + t * (b - a))
-            cands = np.array(cands)
-            y = cands[np.argmin(np.linalg.norm(cands - c, axis=1))]
-        d = np.linalg.norm(c - y)
-        if d < best:
-            best, out = d, y
-    return out
+            e = b - a
+            inside &= np.cross(e, q - a) @ nf >= 0
+            t = np.clip((c - a) @ e / (e @ e), 0.0, 1.0)
+            z = a + t[:, None] * e
+            dz = np.einsum("ij,ij->i", c - z, c - z)
+            closer = dz < edge_best
+            edge_best[closer], edge_y[closer] = dz[closer], z[closer]
+        cand = np.where(inside[:, None], q, edge_y)
+        dc = np.einsum("ij,ij->i", c - cand, c - cand)
+        take = above & (dc < best)
+        best[take], y[take] = dc[take], cand[take]
+    out = np.isfinite(best)
+    dist = np.where(out, np.sqrt(np.where(out, best, 0.0)), plane.max(axis=1))
+    nrm = h.normals[np.argmax(plane, axis=1)].copy()
+    ok = out & (dist > 0)
+    nrm[ok] = (c[ok] - y[ok]) / dist[ok, None]
+    return y, dist, nrm
