@@ -315,3 +315,22 @@ def test_bad_coordinates_and_user_functions_are_named():
         sim = Simulation(model, step=1e-3, progress=0, quiet=True)
         with pytest.raises(InputError, match=f"connector 'uf': spring_force_user_function {what}"):
             sim.step()
+
+
+def test_a_block_guided_on_a_rail_by_joints_oscillates_on_its_connector():
+    """A 1-DOF guided body is five fix_direction joints (a prismatic joint along x: y and z
+    held at two points, z at a third): under gravity pulling down and sideways the block
+    moves along x only, at w^2 = k / m on its connector to the ground."""
+    model = ps.Model(gravity=(0.0, -3.0, -9.81))
+    model.surface("s", "s", friction=0.0)
+    b = model.sphere((0, 0, 0), 0.1, "s", mass=2.0, velocity=(0.5, 0, 0))
+    for point, direction in ((( 0.05, 0, 0), (0, 1, 0)), ((-0.05, 0, 0), (0, 1, 0)),
+                             (( 0.05, 0, 0), (0, 0, 1)), ((-0.05, 0, 0), (0, 0, 1)),
+                             ((0, 0.05, 0), (0, 0, 1))):
+        model.fix_direction(b, point, direction)
+    k = 200.0
+    model.connector(None, model.coordinate(b, (1, 0, 0)), stiffness=k)
+    sim, out = run(model, 1e-3, 500)
+    w = np.sqrt(k / 2.0)
+    np.testing.assert_allclose(out[:, 2], 0.5 * np.sin(w * out[:, 0]) / w, atol=1e-3 * 0.5 / w)
+    assert np.abs(sim.owned.x[0, 1:]).max() < 1e-9 and np.abs(sim.owned.w[0]).max() < 1e-9
