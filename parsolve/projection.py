@@ -11,8 +11,10 @@ LCP of the constraints linearised at the step's end q0,
 
 with W = H M^-1 H^T (mass-weighted: heavy bodies move less). HE(q0) are the positional joints'
 violations at the end positions (fixed point, fixed direction, rigid link: their rows built
-again there; springs and prescribed motions constrain no position); HI(q0) the step's contact
-gaps carried to the end, g + h/2 U_N(t+h) (no second detection). It is a step's problem with
+again there; springs and prescribed motions constrain no position); HI(q0) the gaps of the
+contacts detected again at the end positions, within the step's margin plus twice the largest
+violation (the step's gaps carried to the end, g + h/2 U_N(t+h), decide whether to project at
+all). It is a step's problem with
 positions for velocities: contacts as frictionless rows (mu = 0: the LCP), joints as bilateral
 rows, solved by projected Gauss-Seidel over the same colours and exact sums as a step, so the
 correction does not depend on the ranks either. The rotation part of M^-1 H^T Lambda turns the
@@ -41,31 +43,34 @@ class Projection:
         self.solver = GaussSeidel(tol=tol, max_iter=max_iter)
 
     def apply(self, b, contacts, U_end, joints, t, h, inv_mass, cell, domain, comm,
-              threshold):
+              threshold, detect, moving):
         """Correct the held bodies b (positions at t + h, in place). contacts: the step's rows
-        with U_end their velocities at t + h; threshold: self.threshold's default. Returns
-        (sweeps, residual, the largest violation before, over all ranks)."""
+        with U_end their velocities at t + h; threshold: self.threshold's default;
+        detect(extra): the contacts at b's positions within the step's margin + extra;
+        moving(rows): rows without those between two driven sides. Returns (sweeps,
+        residual, the largest violation before, over all ranks)."""
         threshold = self.threshold if self.threshold is not None else threshold
         touch = contacts.k2 >= 0                                 # contacts, not joints
-        near = contacts.take(np.flatnonzero(touch))
-        near.gap = near.gap + 0.5 * h * U_end[touch, 0]
-        joint_rows, _ = joints.rows(b, t, h, types=POSITIONAL)
-        rows = Interactions.concat([near, joint_rows])
+        gap_end = contacts.gap[touch] + 0.5 * h * U_end[touch, 0]
+        joint_rows = moving(joints.rows(b, t, h, types=POSITIONAL)[0])
+        worst = comm.max(float(max(np.maximum(-gap_end, 0.0).max(initial=0.0),
+                                   np.abs(_joint_violation(joint_rows, h)).max(initial=0.0))))
+        if worst <= threshold:
+            return 0, 0.0, worst
+        # the contacts at the end positions (exact gaps) within twice the worst violation: a
+        # correction that large reaches pairs the step's margin did not see (pushing two
+        # voussoirs apart closes the joints beyond them)
+        rows = Interactions.concat([detect(2.0 * worst), joint_rows])
         rows = rows.take(np.flatnonzero(domain.owns(rows.point)))
         cells = cells_of(rows.point, cell)
         order, colours = sweep_order(colours_of(cells), rows.k1, rows.k2)
         rows, cells = rows.take(order), cells[order]
         n = len(rows)
-        is_contact = rows.k2 >= 0
+        joint = rows.k2 < 0
         violation = np.zeros((n, 3))
-        violation[is_contact, 0] = rows.gap[is_contact]
+        violation[~joint, 0] = rows.gap[~joint]
+        violation[joint] = _joint_violation(rows.take(np.flatnonzero(joint)), h)
         m = rows.param[:, 0].astype(int)
-        joint = ~is_contact                      # e(t+h) = h * shift (parsolve/joints.py)
-        violation[joint] = h * rows.param[joint, 1:4] * (np.arange(3)[None, :] < m[joint, None])
-        worst = comm.max(float(max(np.maximum(-violation[is_contact, 0], 0.0).max(initial=0.0),
-                                   np.abs(violation[joint]).max(initial=0.0))))
-        if worst <= threshold:
-            return 0, 0.0, worst
         param = np.zeros((n, 1))                 # contacts frictionless: mu = 0
         param[joint, 0] = m[joint]
         Jinv = b.inverse_inertia_world()
@@ -82,3 +87,9 @@ class Projection:
         b.q[:] = rotate_spatial(b.q, du[:, 3:], 1.0)
 
         return report.iterations, report.residual, worst
+
+
+def _joint_violation(rows, h):
+    """The positional joints' violations e(t+h) = h * shift (parsolve/joints.py), (n, 3)."""
+    m = rows.param[:, 0].astype(int)
+    return h * rows.param[:, 1:4] * (np.arange(3)[None, :] < m[:, None])

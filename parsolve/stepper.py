@@ -148,7 +148,7 @@ class Stepper:
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
         faults.point("detect", step, rank)
-        contacts = detect(b, self.model.obstacles, self.mu_table, self.e_table, self.margin)
+        contacts = self._detect(b, self.margin)
         if len(self.joints):                          # the joints' rows beside the contacts
             rows, stretch = self.joints.rows(b, self.time, h)
             self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
@@ -157,10 +157,7 @@ class Stepper:
             rows, stretch = self.connectors.rows(b)
             self.connectors.check_reach(stretch, 0.5 * self.cell, self.comm)
             contacts = Interactions.concat([contacts, rows])
-        if len(self.kinematics):                      # no row between two driven sides
-            driven = np.isin(b.gid, self.kinematics.gid)
-            contacts = contacts.take(np.flatnonzero(
-                ~(driven[contacts.a] & ((contacts.b < 0) | driven[np.maximum(contacts.b, 0)]))))
+        contacts = self._moving(contacts, b)             # no row between two driven sides
         contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
         cells = cells_of(contacts.point, self.cell)
         order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
@@ -204,9 +201,11 @@ class Stepper:
             self.connectors.update(contacts, ld.U_before, U_after, h)
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
-            projected = self.projection.apply(b, contacts, U_after, self.joints,
-                                              self.time, h, inv_mass, self.cell, dom,
-                                              self.comm, 1e-4 * self.rmin)
+            projected = self.projection.apply(
+                b, contacts, U_after, self.joints, self.time, h, inv_mass, self.cell, dom,
+                self.comm, 1e-4 * self.rmin,
+                lambda extra: self._moving(self._detect(b, self.margin + extra), b),
+                lambda rows: self._moving(rows, b))
         ld.destroy()
         self.owned = o = b.take(np.arange(b.n_owned))
         guard = (0, [])
@@ -250,6 +249,19 @@ class Stepper:
                 "t_integrate": t1 - t_mig + t5 - t4, "t_detect": t2 - t1, "t_assemble": t3 - t2,
                 "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                 "t_migrate": t_mig - t0, "t_communication": comm_time}
+
+    def _detect(self, b, margin):
+        """The contacts of the held bodies b at their positions, within `margin`."""
+        return detect(b, self.model.obstacles, self.mu_table, self.e_table, margin)
+
+    def _moving(self, rows, b):
+        """rows without those between two driven sides (kinematic bodies, space): nothing
+        there can move, so their W would be zero."""
+        if not len(self.kinematics):
+            return rows
+        driven = np.isin(b.gid, self.kinematics.gid)
+        return rows.take(np.flatnonzero(
+            ~(driven[rows.a] & ((rows.b < 0) | driven[np.maximum(rows.b, 0)]))))
 
     # -- state for checkpoints ---------------------------------------------------------------
     def snapshot(self):
