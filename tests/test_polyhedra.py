@@ -316,3 +316,21 @@ def test_a_sphere_finds_the_nearest_point_of_a_block_face_edge_or_vertex_or_leav
     sim = run(m, 0.05, 1e-3)
     assert sim.bodies.x[0, 2] == pytest.approx(0.6, abs=1e-6)
     assert np.allclose(sim.contacts.frame[:, 0], (0, 0, 1), atol=1e-12)
+
+
+def test_mixed_sizes_broad_phase_finds_the_pairs_of_one_grid():
+    """Radii over a factor 300 (grains and blocks): the pairs of the grids per level of
+    sizes are exactly the pairs within reach, found here by brute force, in the same order."""
+    from parsolve.contact import broadphase
+
+    rng = np.random.default_rng(5)
+    n = 600
+    x = rng.uniform(0, 1, (n, 3))
+    r = np.where(rng.uniform(size=n) < 0.05, rng.uniform(0.05, 0.3, n),
+                 rng.uniform(0.001, 0.01, n))
+    pairs = broadphase.candidate_pairs(x, r, 1e-3)
+    d = np.linalg.norm(x[:, None] - x[None], axis=2)
+    i, j = np.nonzero(np.triu(d <= r[:, None] + r[None] + 1e-3, 1))
+    assert len(pairs) > 400
+    np.testing.assert_array_equal(pairs, np.stack([i, j], axis=1))
+    assert r.max() > broadphase.LEVEL_RATIO ** 2 * r.min()      # three levels and more
