@@ -1,0 +1,217 @@
+"""Polyhedra and masonry benches (issue 19), one record each in bench/results/polyhedra.json.
+
+    python bench/bench_polyhedra.py narrow [--pairs 20000]         # vs coal if importable
+    [mpirun -n P] python bench/bench_polyhedra.py wall [--courses 100 --per 100 --steps 3]
+    python bench/bench_polyhedra.py bed [--spheres 100000 --blocks 100]
+
+narrow: pairs of 20-face polyhedra (icosahedra, one stretched) at random orientations and
+overlaps; pairs and contact points per second of the compiled kernel (and of its Python
+twin on a few), against coal's collide + contact patches on the same pairs (coal's
+`computeContactPatch`), with the largest difference of depth and normal where both touch.
+wall: a running-bond wall of courses x per bricks on a fixed base, seconds per step by phase
+(max over ranks) with 50 Gauss-Seidel sweeps per step.
+bed: detection (broad and narrow phase, contacts with the floor) of a bed of spheres with
+large blocks (100 x a sphere's radius) lying on it, against the spheres alone.
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+import parsolve as ps  # noqa: E402
+from parsolve import shapes  # noqa: E402
+from parsolve.contact import polyhedra  # noqa: E402
+from parsolve.dynamics.rotation import quat_to_matrix  # noqa: E402
+from parsolve.shapes import polyhedron  # noqa: E402
+
+
+def icosahedron(stretch=(1.0, 1.0, 1.0)):
+    p = (1 + 5 ** 0.5) / 2
+    v = []
+    for a in (-1, 1):
+        for b in (-p, p):
+            v += [(0, a, b), (a, b, 0), (b, 0, a)]
+    return np.array(v, float) / np.sqrt(1 + p * p) * stretch
+
+
+def random_pairs(n, seed=1):
+    rng = np.random.default_rng(seed)
+    hs = [polyhedron.make("ico", icosahedron())[0],
+          polyhedron.make("ico", icosahedron((1.4, 1.0, 0.7)))[0]]
+    keys = np.array([shapes.LIBRARY.add(shapes.POLYHEDRON, h.params()) for h in hs])
+    t = polyhedra.PACK.index(keys, polyhedron.hull)
+    ta, tb = t[rng.integers(0, 2, n)], t[rng.integers(0, 2, n)]
+    qa, qb = rng.normal(size=(n, 4)), rng.normal(size=(n, 4))
+    qa /= np.linalg.norm(qa, axis=1)[:, None]
+    qb /= np.linalg.norm(qb, axis=1)[:, None]
+    d = rng.normal(size=(n, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    xa = d * rng.uniform(1.5, 2.0, n)[:, None]            # centres 1.5-2 apart: most touch
+    return hs, t, ta, tb, xa, qa, qb
+
+
+def narrow(args):
+    hs, t, ta, tb, xa, qa, qb = random_pairs(args.pairs)
+    n = args.pairs
+    Ra, Rb, xb = quat_to_matrix(qa), quat_to_matrix(qb), np.zeros((n, 3))
+    best = np.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        c = polyhedra.contacts(ta, xa, Ra, tb, xb, Rb, 0.0)
+        best = min(best, time.perf_counter() - t0)
+    touching = np.unique(c["pair"])
+    m = min(n, 500)
+    t0 = time.perf_counter()
+    polyhedra.contacts(ta[:m], xa[:m], Ra[:m], tb[:m], xb[:m], Rb[:m], 0.0,
+                       kernel=polyhedra.poly_contacts)
+    twin = (time.perf_counter() - t0) / m
+    rec = dict(bench="narrow", pairs=n, faces=[len(h.faces) for h in hs],
+               touching_pairs=int(len(touching)), points=int(len(c["pair"])),
+               points_per_touching_pair=len(c["pair"]) / max(len(touching), 1),
+               seconds=best, pairs_per_second=n / best, points_per_second=len(c["pair"]) / best,
+               twin_pairs_per_second=1.0 / twin)
+    rec.update(_coal(hs, t, ta, tb, xa, qa, qb, c))
+    common.write("polyhedra", common.metadata(**rec))
+
+
+def _coal(hs, t, ta, tb, xa, qa, qb, ours):
+    """coal's collide with contact patches on the same pairs, and its agreement with ours."""
+    try:
+        import coal
+    except ImportError:
+        return {"coal": "not importable"}
+    idx = {int(k): i for i, k in enumerate(t)}
+    shapes_ = []
+    for h in hs:
+        pts = coal.StdVec_Vec3s()
+        for p in h.vertices:
+            pts.append(np.asarray(p, float))
+        shapes_.append(coal.Convex.convexHull(pts, False, None))
+    n = len(ta)
+    tfa = [coal.Transform3s(quat_to_matrix(qa[k:k + 1])[0], xa[k]) for k in range(n)]
+    tfb = [coal.Transform3s(quat_to_matrix(qb[k:k + 1])[0], np.zeros(3)) for k in range(n)]
+    req = coal.CollisionRequest()
+    preq = coal.ContactPatchRequest()
+    t0 = time.perf_counter()
+    depth, normal, npts = np.full(n, np.nan), np.zeros((n, 3)), 0
+    for k in range(n):
+        res = coal.CollisionResult()
+        if coal.collide(shapes_[idx[int(ta[k])]], tfa[k], shapes_[idx[int(tb[k])]], tfb[k],
+                        req, res):
+            pres = coal.ContactPatchResult(preq)
+            coal.computeContactPatch(shapes_[idx[int(ta[k])]], tfa[k],
+                                     shapes_[idx[int(tb[k])]], tfb[k], res, preq, pres)
+            for p in range(pres.numContactPatches()):
+                npts += pres.getContactPatch(p).size()
+            ct = res.getContact(0)
+            depth[k], normal[k] = ct.penetration_depth, ct.normal
+    sec = time.perf_counter() - t0
+    # ours: the pair's deepest point; coal's normal points from the first shape to the second
+    mine = np.full(n, np.nan)
+    mine_n = np.zeros((n, 3))
+    for k in np.unique(ours["pair"]):
+        sel = np.flatnonzero(ours["pair"] == k)
+        j = sel[np.argmin(ours["gap"][sel])]
+        mine[k], mine_n[k] = ours["gap"][j], ours["normal"][j]
+    both = np.isfinite(depth) & np.isfinite(mine)
+    dd = np.abs(np.abs(depth[both]) - np.abs(mine[both]))
+    dn = np.abs(np.abs(np.einsum("ij,ij->i", normal[both], mine_n[both])) - 1)
+    return {"coal_seconds": sec, "coal_pairs_per_second": n / sec,
+            "depth_difference_p50": float(np.median(dd)),
+            "depth_difference_p95": float(np.quantile(dd, 0.95)),
+            "same_normal_fraction": float(np.mean(dn < 1e-9)),
+            "coal_points_per_second": npts / sec, "coal_touching_pairs": int(np.isfinite(depth).sum()),
+            "both_touching": int(both.sum()),
+            "depth_difference_max": float(np.abs(np.abs(depth[both]) - np.abs(mine[both])).max()),
+            "normal_difference_max": float(np.abs(np.abs(np.einsum(
+                "ij,ij->i", normal[both], mine_n[both])) - 1).max())}
+
+
+def wall(args):
+    from mpi4py import MPI
+
+    from parsolve.simulation import Simulation
+
+    world = MPI.COMM_WORLD
+    m = ps.Model(gravity=(0, 0, -9.81))
+    m.surface("brick", "brick", friction=0.6, restitution=0.0)
+    lx, ly, lz = 0.2, 0.1, 0.05
+    m.half_space((0, 0, 0), (0, 0, 1), "brick")
+    m.wall(length=args.per * lx, height=args.courses * lz, brick=(lx, ly, lz),
+           material="brick", density=1800, gap=1e-5)
+    sim = Simulation(m, step=1e-3, solver=ps.GaussSeidel(sweeps=50), progress=0, quiet=True,
+                     verify_every=0)
+    sim.step()
+    phase0 = dict(sim.phase)
+    world.Barrier()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        sim.step()
+    world.Barrier()
+    wall_s = (time.perf_counter() - t0) / args.steps
+    phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
+              for k, v in sim.phase.items()}
+    contacts = world.allreduce(len(sim.contacts))
+    bodies = world.allreduce(int(sim.owned.n_owned))
+    if world.rank == 0:
+        common.write("polyhedra", common.metadata(
+            ranks=world.size, bench="wall", bodies=bodies, contacts=contacts, steps=args.steps,
+            sweeps=50, seconds_per_step=wall_s, phase_seconds_per_step=phases))
+
+
+def bed(args):
+    from parsolve.contact.detect import detect
+
+    r = 1e-3
+    side = int(np.ceil(args.spheres ** 0.5 / 2))             # a bed of 4 layers
+    k = np.arange(args.spheres)
+    x = np.stack([(k % side) * 2.02 * r, ((k // side) % side) * 2.02 * r,
+                  (k // side ** 2) * 2.02 * r + r], axis=1)
+    top = x[:, 2].max() + r
+    L = 100 * r                                              # block half size: 100 r / sqrt(3)
+    span = side * 2.02 * r
+    nb = int(np.ceil(args.blocks ** 0.5))
+    blocks = [((i + 0.5) * span / nb, (j + 0.5) * span / nb, top + L / 2 - 0.2 * r)
+              for i in range(nb) for j in range(nb)][:args.blocks]
+    brick = np.array([(a, b, c) for a in (-L, L) for b in (-L, L) for c in (-L / 2, L / 2)])
+    out = {}
+    for name, with_blocks in (("spheres", False), ("with_blocks", True)):
+        m = ps.Model(gravity=(0, 0, -9.81))
+        m.surface("g", "g", friction=0.5)
+        m.half_space((0, 0, 0), (0, 0, 1), "g")
+        m.spheres(x, r, "g", density=2500)
+        if with_blocks:
+            m.polyhedra(brick / 2, blocks, "g", density=2500)
+        bodies = m.build()
+        mu, e = np.full((1, 1), 0.5), np.zeros((1, 1))
+        best = np.inf
+        for _ in range(3):
+            t0 = time.perf_counter()
+            c = detect(bodies, m.obstacles, mu, e, 1e-4)
+            best = min(best, time.perf_counter() - t0)
+        out[name] = {"seconds": best, "contacts": len(c), "bodies": len(bodies)}
+    common.write("polyhedra", common.metadata(
+        bench="bed", spheres=args.spheres, blocks=args.blocks, size_ratio=100, **out,
+        ratio=out["with_blocks"]["seconds"] / out["spheres"]["seconds"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("which", choices=("narrow", "wall", "bed"))
+    ap.add_argument("--pairs", type=int, default=20000)
+    ap.add_argument("--courses", type=int, default=100)
+    ap.add_argument("--per", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--spheres", type=int, default=100000)
+    ap.add_argument("--blocks", type=int, default=100)
+    args = ap.parse_args()
+    {"narrow": narrow, "wall": wall, "bed": bed}[args.which](args)
+
+
+if __name__ == "__main__":
+    main()
