@@ -116,13 +116,13 @@ def run_exudyn(case, path):
     return {k: np.asarray(v) if k != "version" else v for k, v in d.items()}
 
 
-def run_parsolve(case, friction="exudyn", h=H):
+def run_parsolve(case, friction="exudyn", h=H, **extra):
     m = ps.Model(gravity=(0, 0, 0))
     m.surface("s", "s", friction=0.0)
     b = m.sphere((0, 0, 0), 0.05, "s", mass=case["mass"], velocity=(case["v0"], 0, 0))
     x = m.coordinate(b, (1, 0, 0))
     m.connector(None, x, use_limit_stops=case.get("use_limit_stops", False),
-                friction=friction, **case["params"])
+                friction=friction, **case["params"], **extra)
     if case.get("F0"):
         F0, w = case["F0"], case["omega"]
         m.connector(None, x, spring_force_user_function=lambda t, *a: -F0 * np.sin(w * t),
@@ -149,12 +149,23 @@ def switches(t, state):
     return [("on" if on[i] else "off", float(t[i])) for i in k]
 
 
+def reversals(t, q):
+    """Times where the rate dq/dt changes sign (a stop's hit, a friction reversal)."""
+    s = np.sign(np.round(np.diff(q), 15))
+    nz = np.flatnonzero(s)
+    k = nz[1:][s[nz[1:]] != s[nz[:-1]]]
+    return [float(t[i]) for i in k]
+
+
 def compare(name, ours, theirs, what="mode"):
     n = min(len(ours["q"]), len(theirs["q"]))
     dq = np.abs(ours["q"][:n] - theirs["q"][:n])
     a, b = switches(ours["t"], ours[what]), switches(theirs["t"], theirs[what])
     paired = [(x[1], y[1]) for x, y in zip(a, b) if x[0] == y[0]]
+    ra, rb = reversals(ours["t"], ours["q"]), reversals(theirs["t"], theirs["q"])
     return {"case": name, "max_dq": float(dq.max()),
+            "reversals": {"parsolve": [round(x, 5) for x in ra[:6]],
+                          "exudyn": [round(x, 5) for x in rb[:6]]},
             "max_dq_relative": float(dq.max() / np.abs(theirs["q"][:n]).max()),
             "transitions": {"parsolve": len(a), "exudyn": len(b)},
             "first_times": {"parsolve": [round(x[1], 5) for x in a[:6]],
@@ -247,6 +258,15 @@ def main():
             row["vs_parsolve_bristle_max_dq"] = bri["max_dq"]
             table.append(row)
             print(json.dumps(row), flush=True)
+        if name == "limit stops":                     # beyond Exudyn: rigid stops
+            zeta = case["params"]["limit_stops_damping"] / (
+                2 * np.sqrt(case["params"]["limit_stops_stiffness"] * case["mass"]))
+            e = float(np.exp(-np.pi * zeta / np.sqrt(1 - zeta * zeta)))   # the soft stop's
+            rigid = run_parsolve(case, limit_stops_model="rigid", limit_stops_restitution=e)
+            row = compare(f"rigid stops (e = {e:.3f}, vs Exudyn's spring stops)", rigid,
+                          theirs, "limit")
+            table.append(row)
+            print(json.dumps(row), flush=True)
     result["comparison"] = table
     result["stability"] = stability()
     print(json.dumps(result["stability"]), flush=True)
@@ -254,8 +274,14 @@ def main():
         n = 10 ** 4 if args.quick else 10 ** 5
         result["cost"] = {"connectors": n, **cost(n)}
         print(json.dumps(result["cost"]), flush=True)
-    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
-    with open(os.path.join(ROOT, "bench", "results", "connector.json"), "w") as f:
+    path = os.path.join(ROOT, "bench", "results", "connector.json")
+    if args.skip_cost and os.path.exists(path):          # keep the cost measured before
+        with open(path) as f:
+            before = json.load(f)
+        if "cost" in before:
+            result["cost"] = before["cost"]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
 

@@ -43,9 +43,11 @@ import numpy as np
 from .dynamics.rotation import quat_to_matrix
 from .errors import InputError, everywhere
 from .interactions import Interactions
-from .laws import connector
+from .laws import connector, coulomb
 
-CONNECTOR_KEYS = -(2 ** 40)       # k2 = CONNECTOR_KEYS - index: apart from contacts and joints
+CONNECTOR_KEYS = connector.COORDINATE_KEYS    # k2 = CONNECTOR_KEYS - index: apart from
+STOP_KEYS = 2 * CONNECTOR_KEYS                # contacts and joints; a rigid stop's:
+                                              # STOP_KEYS - 2 index - (0 upper, 1 lower)
 REACH_SLACK = 1.5
 Q, MODE, LSP, LIMIT = range(4)    # the state columns
 # per connector and step (results' /connectors): f_SD is the step's mean force, -R_N / h
@@ -84,6 +86,9 @@ class Connectors:
         self.p = {k: np.array([s["params"][k] for s in self.specs]) for k in PARAMS}
         self.active = np.array([s["active"] for s in self.specs], bool)
         self.limits = np.array([s["limits"] for s in self.specs], bool)
+        self.rigid = self.limits & np.array([s.get("stops") == "rigid" for s in self.specs],
+                                            bool)
+        self.restitution = np.array([s.get("restitution", 0.0) for s in self.specs])
         self.coulomb = np.array([s["friction"] == "coulomb" for s in self.specs], bool)
         self.user = np.array([s["force"] is not None for s in self.specs], bool)
         p = self.p
@@ -157,12 +162,21 @@ class Connectors:
         offset[two] = held.x[b[two]] - point[two]
         far = np.linalg.norm(offset, axis=1)
         worst = int(np.argmax(far))
+        frame = connector.encode(d[:, 0], self.rot[use, 0], d[:, 1], self.rot[use, 1])
         rows = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
                             k2=CONNECTOR_KEYS - use.astype(np.int64), point=point,
-                            offset=offset,
-                            frame=connector.encode(d[:, 0], self.rot[use, 0], d[:, 1],
-                                                   self.rot[use, 1]),
-                            kind=np.full(n, connector.KIND, np.int8))
+                            offset=offset, frame=frame, kind=np.full(n, connector.KIND, np.int8))
+        rigid = np.flatnonzero(self.rigid[use])
+        if len(rigid):                  # two unilateral rows each (their gaps: stops_gaps)
+            k = np.repeat(rigid, 2)
+            side = np.tile([0, 1], len(rigid))
+            sign = np.where(side == 0, -1.0, 1.0)              # U_N = -v (upper), +v (lower)
+            stops = rows.take(k)
+            stops.frame[:, :2] *= sign[:, None, None]
+            stops.k2 = STOP_KEYS - 2 * use[k].astype(np.int64) - side
+            stops.kind[:] = connector.KIND              # inert until closed (_stop_gaps)
+            stops.param[:] = 0.0
+            rows = Interactions.concat([rows, stops])
         return rows, (float(far[worst]), self.names[use[worst]])
 
     def check_reach(self, stretch, half_cell, comm):
@@ -178,7 +192,7 @@ class Connectors:
     @staticmethod
     def index(rows):
         """(positions of connector rows in `rows`, their connector indices)."""
-        sel = np.flatnonzero(rows.kind == connector.KIND)
+        sel = np.flatnonzero((rows.k2 <= CONNECTOR_KEYS) & (rows.k2 > STOP_KEYS))
         return sel, (CONNECTOR_KEYS - rows.k2[sel]).astype(np.int64)
 
     def rate(self, rows, sel, held):
@@ -188,6 +202,28 @@ class Connectors:
         two = b >= 0
         vb[two], wb[two] = held.v[b[two]], held.w[b[two]]
         return connector.rate(rows.frame[sel], held.v[a], held.w[a], vb, wb)
+
+    def _stop_gaps(self, rows, sel, j, held, h):
+        """The rigid stops' gaps at the half step, from their connector's state: s_upper - q
+        and q - s_lower (rows of a connector and its stops share this rank: same point)."""
+        stops = np.flatnonzero(rows.k2 <= STOP_KEYS)
+        if not len(stops):
+            return
+        code = STOP_KEYS - rows.k2[stops]
+        js, side = code // 2, code % 2
+        where = np.full(len(self), -1)
+        where[j] = sel
+        mine = where[js]
+        qm = rows.state[mine, Q] + 0.5 * h * self.rate(rows, mine, held)
+        gap = np.where(side == 0, self.p["limit_stops_upper"][js] - qm,
+                       qm - self.p["limit_stops_lower"][js])
+        rows.gap[stops] = gap
+        # a stop acts, as a contact is detected, where its gap at the half step is closed;
+        # an open one is an inert row (the connector law with a = g = c = 0: R = 0)
+        closed = gap <= 0.0
+        rows.kind[stops] = np.where(closed, coulomb.KIND, connector.KIND)
+        rows.param[stops] = 0.0
+        rows.param[stops, 1] = np.where(closed, self.restitution[js], 0.0)
 
     @staticmethod
     def mobility(rows, sel, held):
@@ -210,6 +246,8 @@ class Connectors:
         sel, j = self.index(rows)
         if not len(sel):
             return
+        if self.rigid.any():
+            self._stop_gaps(rows, sel, j, held, h)
         U0 = self.rate(rows, sel, held)
         a, g, c = self.coefficients(j, rows.state[sel], U0, t, h, self.mobility(rows, sel, held))
         rows.param[sel] = 0.0
@@ -254,7 +292,7 @@ class Connectors:
             c[cou] = h * (fd[cou] + fso[cou] * np.where(stuck, 1.0,
                                                         np.exp(-speed / vexp[cou])))
             Kv[cou] += fv[cou]
-        lim = self.limits[j]
+        lim = self.limits[j] & ~self.rigid[j]
         if lim.any():
             qe = q0[lim] + h * U0[lim]                   # q predicted at the step's end
             up, lo = p["limit_stops_upper"][lim], p["limit_stops_lower"][lim]

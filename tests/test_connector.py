@@ -334,3 +334,24 @@ def test_a_block_guided_on_a_rail_by_joints_oscillates_on_its_connector():
     w = np.sqrt(k / 2.0)
     np.testing.assert_allclose(out[:, 2], 0.5 * np.sin(w * out[:, 0]) / w, atol=1e-3 * 0.5 / w)
     assert np.abs(sim.owned.x[0, 1:]).max() < 1e-9 and np.abs(sim.owned.w[0]).max() < 1e-9
+
+
+@pytest.mark.parametrize("e", [1.0, 0.5, 0.0])
+def test_rigid_limit_stops_rebound_by_newtons_restitution(e):
+    """Beyond Exudyn: limit_stops_model="rigid", two unilateral rows (mu = 0) that close at
+    the half step as contacts do: a mass at 1 m/s leaves the stop at -e m/s, having passed
+    it by less than one step's travel."""
+    model, b = mass(v0=1.0)
+    model.connector(None, model.coordinate(b), use_limit_stops=True, limit_stops_upper=0.01,
+                    limit_stops_lower=-1.0, limit_stops_model="rigid",
+                    limit_stops_restitution=e)
+    h = 1e-4
+    _, out = run(model, h, 300)
+    assert out[-1, 1] == pytest.approx(-e, abs=1e-12)
+    assert 0.01 - 1e-12 <= out[:, 2].max() <= 0.01 + h * 1.0
+    assert out[np.argmax(out[:, 1] < 0.999), 0] == pytest.approx(0.01, abs=1.5 * h)  # hit
+    with pytest.raises(InputError, match="limit_stops_restitution must lie in"):
+        model.connector(None, model.coordinate(b), limit_stops_restitution=1.5)
+    with pytest.raises(InputError, match="'c': the name is taken"):
+        model.connector(None, model.coordinate(b), name="c")
+        model.connector(None, model.coordinate(b), name="c")

@@ -4,8 +4,9 @@ An incidence is one (contact, body) pair: a contact has one with body A (sign +1
 is an obstacle, one with body B (sign -1). For an incidence with local frame E (rows n, t1, t2)
 and lever r = point - x_body, H_e = sign * E [I, -[r]x], so that H_e (v, w) = sign E (v + w x r).
 Sums over incidences run in a fixed order (contact, then side; for W, body id), so the result
-does not depend on how the contacts were partitioned. A connector row (laws/connector.py) acts on
-body coordinates instead of a point: its H comes from the coordinates' axes and gear factors.
+does not depend on how the contacts were partitioned. A coordinate row (a connector's, its rigid
+stops: keys k2 <= laws.connector.COORDINATE_KEYS) acts on body coordinates instead of a point:
+its H comes from the coordinates' axes and gear factors.
 """
 import numpy as np
 
@@ -29,7 +30,7 @@ def incidences(contacts, bodies):
     H = np.empty((len(con), 3, 6))
     H[:, :, :3] = E
     H[:, :, 3:] = np.cross(r[:, None, :], E)          # rows of -E [r]x are r x e_i
-    coordinate = contacts.kind[con] == connector.KIND
+    coordinate = contacts.k2[con] <= connector.COORDINATE_KEYS
     if coordinate.any():                               # body coordinates: [f E, 0] or [0, f E]
         H[coordinate] = connector.jacobians(contacts.frame[con[coordinate]], side_b[coordinate])
     return con, body, H

@@ -14,7 +14,7 @@ friction impulse of bound c, the option beyond Exudyn. The local solve is exact:
 w = W_NN > 0 and 1 - g w > 0, the stick candidate r0 = -b_N / w (U_N = 0) holds when
 |r0 - a| <= c, else the row slides with r = (a + g b_N + c sign(r0 - a)) / (1 - g w).
 
-A connector row's frame does not hold a local frame but its two coordinates' Jacobians
+A coordinate row's frame does not hold a local frame but its two coordinates' Jacobians
 (`encode`): frame[0] the m-side of body A (its axis times its signed gear factor), frame[1]
 body B's (its incidence takes minus it), frame[2] = (A rotational, B rotational, 0). The
 assembly asks `jacobians` for H (assembly/operators.py); the tangent rows of H complete each
@@ -25,6 +25,10 @@ import numpy as np
 from .codes import KINDS, OUTCOMES, STATUS
 
 KIND = KINDS.index("connector")
+# rows with k2 <= COORDINATE_KEYS act on body coordinates (a connector's row and its rigid limit
+# stops, unilateral rows of the Coulomb law with mu = 0: parsolve/connectors.py); their frame
+# holds the coordinates' Jacobians (`encode`)
+COORDINATE_KEYS = -(2 ** 40)
 PARAM_NAMES = ("a", "g", "c")
 SOLVE_PARAMS = 3
 CONNECTOR, FAILED = OUTCOMES.index("connector"), OUTCOMES.index("failed")

@@ -36,7 +36,10 @@ model (stick: a spring-damper k_mu, d_mu from the last sticking position; slip: 
 force), its state (friction mode, last sticking position, limit-stop state) kept per connector
 and switched after each step (parsolve/connectors.py). friction="coulomb" (beyond Exudyn)
 replaces the bristles by an exact set-valued Coulomb friction of bound f_dynamic_friction +
-f_static_friction_offset (decaying with the speed as the Stribeck curve), no bristle stiffness.
+f_static_friction_offset (decaying with the speed as the Stribeck curve), no bristle stiffness;
+limit_stops_model="rigid" (beyond Exudyn too) replaces the stops' spring-damper by two
+unilateral rows (the Coulomb law with mu = 0, gaps s_upper - q and q - s_lower) with Newton's
+restitution limit_stops_restitution in [0, 1].
 Units are angular for rotations (rad, N m).
 """
 import numpy as np
@@ -55,6 +58,7 @@ PARAMETERS = {     # name: (default, sign: "real", "ureal" (>= 0), "preal" (> 0)
     "limit_stops_damping": (0.0, "ureal"),
 }
 FRICTION = ("exudyn", "coulomb")
+STOPS = ("spring", "rigid")
 
 
 class ConnectorCommands:
@@ -74,7 +78,8 @@ class ConnectorCommands:
                 "rotation": bool(rotation), "frame": frame}
 
     def connector(self, m0, m1, name=None, active_connector=True, use_limit_stops=False,
-                  spring_force_user_function=None, friction="exudyn", **parameters):
+                  spring_force_user_function=None, friction="exudyn",
+                  limit_stops_model="spring", limit_stops_restitution=0.0, **parameters):
         """A scalar spring-damper with friction and limit stops between coordinates m0 and m1
         (model.coordinate(...) or None for the ground); the parameters are listed in this
         module's docstring. Returns its name."""
@@ -96,6 +101,12 @@ class ConnectorCommands:
             if sign == "preal" and v <= 0:
                 raise InputError(f"{what}: {key} must be > 0, got {v:g}")
             p[key] = v
+        if limit_stops_model not in STOPS:
+            raise InputError(f"{what}: limit_stops_model must be one of {STOPS}, got "
+                             f"{limit_stops_model!r}")
+        e = float(finite(f"{what}: limit_stops_restitution", limit_stops_restitution))
+        if not 0.0 <= e <= 1.0:
+            raise InputError(f"{what}: limit_stops_restitution must lie in [0, 1], got {e:g}")
         if friction not in FRICTION:
             raise InputError(f"{what}: friction must be one of {FRICTION}, got {friction!r}")
         if use_limit_stops and p["limit_stops_lower"] > p["limit_stops_upper"]:
@@ -121,7 +132,8 @@ class ConnectorCommands:
                              "a connector joins two bodies or a body and the ground")
         conns.append({"name": name, "m0": sides[0], "m1": sides[1], "params": p,
                       "active": bool(active_connector), "limits": bool(use_limit_stops),
-                      "force": spring_force_user_function, "friction": friction})
+                      "force": spring_force_user_function, "friction": friction,
+                      "stops": limit_stops_model, "restitution": e})
         taken.add(name)
         return name
 
