@@ -10,8 +10,11 @@ twin on a few), against coal's collide + contact patches on the same pairs (coal
 `computeContactPatch`), with the largest difference of depth and normal where both touch.
 wall: a running-bond wall of courses x per bricks on a fixed base, seconds per step by phase
 (max over ranks) with 50 Gauss-Seidel sweeps per step.
-bed: detection (broad and narrow phase, contacts with the floor) of a bed of spheres with
-large blocks (100 x a sphere's radius) lying on it, against the spheres alone.
+bed: detection (broad and narrow phase, contacts with the floor) of a bed of spheres (two
+layers) with large blocks standing on it side by side (pillars 1 x 1 x 5: a block's radius
+about 100 times a sphere's at 10^5 spheres and 100 blocks), against the spheres alone, and
+with --one-grid also on one grid of the largest body's cells (the broad phase before the
+levels: all the spheres in a few cells, O(N^2), out of memory at 10^5 spheres here).
 """
 import argparse
 import os
@@ -168,25 +171,33 @@ def bed(args):
     from parsolve.contact.detect import detect
 
     r = 1e-3
-    side = int(np.ceil(args.spheres ** 0.5 / 2))             # a bed of 4 layers
+    layers = 2
+    side = int(np.ceil((args.spheres / layers) ** 0.5))
     k = np.arange(args.spheres)
     x = np.stack([(k % side) * 2.02 * r, ((k // side) % side) * 2.02 * r,
                   (k // side ** 2) * 2.02 * r + r], axis=1)
     top = x[:, 2].max() + r
-    L = 100 * r                                              # block half size: 100 r / sqrt(3)
     span = side * 2.02 * r
     nb = int(np.ceil(args.blocks ** 0.5))
-    blocks = [((i + 0.5) * span / nb, (j + 0.5) * span / nb, top + L / 2 - 0.2 * r)
+    half = 0.45 * span / nb                                  # pillars side by side, apart
+    blocks = [((i + 0.5) * span / nb, (j + 0.5) * span / nb, top + 5 * half - 0.2 * r)
               for i in range(nb) for j in range(nb)][:args.blocks]
-    brick = np.array([(a, b, c) for a in (-L, L) for b in (-L, L) for c in (-L / 2, L / 2)])
+    brick = np.array([(a, b, c) for a in (-half, half) for b in (-half, half)
+                      for c in (-5 * half, 5 * half)])
     out = {}
-    for name, with_blocks in (("spheres", False), ("with_blocks", True)):
+    from parsolve.contact import broadphase
+
+    runs = [("spheres_alone", False, 4.0), ("with_blocks", True, 4.0)]
+    if args.one_grid:                    # O(N^2) in the big cells: 10^5 spheres fill memory
+        runs.append(("with_blocks_one_grid", True, np.inf))
+    for name, with_blocks, ratio in runs:
+        broadphase.LEVEL_RATIO = ratio
         m = ps.Model(gravity=(0, 0, -9.81))
         m.surface("g", "g", friction=0.5)
         m.half_space((0, 0, 0), (0, 0, 1), "g")
         m.spheres(x, r, "g", density=2500)
         if with_blocks:
-            m.polyhedra(brick / 2, blocks, "g", density=2500)
+            m.polyhedra(brick, blocks, "g", density=2500)
         bodies = m.build()
         mu, e = np.full((1, 1), 0.5), np.zeros((1, 1))
         best = np.inf
@@ -194,10 +205,12 @@ def bed(args):
             t0 = time.perf_counter()
             c = detect(bodies, m.obstacles, mu, e, 1e-4)
             best = min(best, time.perf_counter() - t0)
-        out[name] = {"seconds": best, "contacts": len(c), "bodies": len(bodies)}
+        out[name] = {"seconds": best, "contacts": len(c), "bodies": len(bodies),
+                     "radius_ratio": float(bodies.radius.max() / bodies.radius.min())}
+    broadphase.LEVEL_RATIO = 4.0
     common.write("polyhedra", common.metadata(
-        bench="bed", spheres=args.spheres, blocks=args.blocks, size_ratio=100, **out,
-        ratio=out["with_blocks"]["seconds"] / out["spheres"]["seconds"]))
+        bench="bed", spheres=args.spheres, blocks=args.blocks, **out,
+        ratio=out["with_blocks"]["seconds"] / out["spheres_alone"]["seconds"]))
 
 
 def main():
@@ -209,6 +222,7 @@ def main():
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--spheres", type=int, default=100000)
     ap.add_argument("--blocks", type=int, default=100)
+    ap.add_argument("--one-grid", action="store_true")
     args = ap.parse_args()
     {"narrow": narrow, "wall": wall, "bed": bed}[args.which](args)
 

@@ -8,15 +8,14 @@ distance test removes.
 Mixed sizes (the largest radius more than LEVEL_RATIO times the smallest: blocks on a bed of
 grains) use one grid per level of sizes (radii within a factor LEVEL_RATIO), as a hierarchical
 grid does: the pairs within a level on that level's cells, and the pairs of a body of a
-larger level with the smaller bodies on the larger level's cells (the smaller bodies hashed
-there by their centres). The pairs and their order are the same as one grid's.
+larger level with the smaller bodies by a look in the few cells its reach covers, the smaller
+bodies hashed by their centres on cells of half the larger level's radius. The pairs and
+their order are the same as one grid's.
 """
 import numpy as np
 
 _FORWARD = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
                      if (dx, dy, dz) > (0, 0, 0)], dtype=np.int64)
-_ALL = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)],
-                dtype=np.int64)
 _P = np.array([73856093, 19349663, 83492791], dtype=np.uint64)
 
 
@@ -46,36 +45,54 @@ def _levels(x, radius, margin):
     firsts, seconds = [], []
     members = [np.flatnonzero(level == L) for L in np.unique(level)]
     for k, big in enumerate(members):
-        size = 2.0 * radius[big].max() + margin
         if len(big) > 1:
-            p = _one_grid(x[big], radius[big], margin, filtered=False)
+            p = _one_grid(x[big], radius[big], margin)
             firsts.append(big[p[:, 0]])
             seconds.append(big[p[:, 1]])
-        small = np.concatenate(members[:k]) if k else np.zeros(0, np.int64)
-        if not len(small):
+        if k:
+            _reach(x, radius, margin, big, np.concatenate(members[:k]), firsts, seconds)
+    if not firsts:
+        return np.zeros((0, 2), np.int64)
+    i, j = np.concatenate(firsts), np.concatenate(seconds)
+    n = np.int64(len(x))
+    key = np.unique(np.minimum(i, j) * n + np.maximum(i, j))     # sorted by (i, j)
+    return np.stack([key // n, key % n], axis=1)
+
+
+def _reach(x, radius, margin, big, small, firsts, seconds):
+    """Append the pairs (big body, smaller body) within reach: the smaller bodies hashed by
+    their centres on cells of half the big level's largest radius, each big body looking in
+    the block of cells its reach covers (a few per axis), each candidate tested at once."""
+    size = 0.5 * radius[big].max()
+    keys = cell_hash(np.floor(x[small] / size).astype(np.int64))
+    order = np.argsort(keys, kind="stable")
+    skeys = keys[order]
+    reach = radius[big] + radius[small].max() + margin
+    lo = np.floor((x[big] - reach[:, None]) / size).astype(np.int64)
+    hi = np.floor((x[big] + reach[:, None]) / size).astype(np.int64)
+    extent = int((hi - lo).max()) + 1
+    for off in np.ndindex(extent, extent, extent):
+        cell = lo + np.array(off, np.int64)
+        inside = (cell <= hi).all(axis=1)
+        nk = cell_hash(cell[inside])
+        rows = np.flatnonzero(inside)
+        a = np.searchsorted(skeys, nk, side="left")
+        b = np.searchsorted(skeys, nk, side="right")
+        count = np.maximum(b - a, 0)
+        total = int(count.sum())
+        if not total:
             continue
-        cells_small = np.floor(x[small] / size).astype(np.int64)
-        keys = cell_hash(cells_small)
-        order = np.argsort(keys, kind="stable")
-        skeys = keys[order]
-        cells_big = np.floor(x[big] / size).astype(np.int64)
-        for off in _ALL:
-            nk = cell_hash(cells_big + off)
-            lo = np.searchsorted(skeys, nk, side="left")
-            hi = np.searchsorted(skeys, nk, side="right")
-            count = np.maximum(hi - lo, 0)
-            total = int(count.sum())
-            if total:                                # each big body with the small in a cell
-                rows = np.repeat(np.arange(len(big)), count)
-                offs = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-                firsts.append(big[rows])
-                seconds.append(small[order[lo[rows] + offs]])
-    return _filtered(firsts, seconds, x, radius, margin)
+        r = np.repeat(rows, count)
+        offs = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+        i, j = big[r], small[order[np.repeat(a, count) + offs]]
+        d = x[i] - x[j]
+        near = np.einsum("ij,ij->i", d, d) <= (radius[i] + radius[j] + margin) ** 2
+        firsts.append(i[near])
+        seconds.append(j[near])
 
 
-def _one_grid(x, radius, margin, filtered=True):
-    """candidate_pairs on one grid (cells of the largest diameter plus the margin); without
-    the distance filter when `filtered` is False."""
+def _one_grid(x, radius, margin):
+    """candidate_pairs on one grid (cells of the largest diameter plus the margin)."""
     n = len(x)
     size = 2.0 * radius.max() + margin
     cells = np.floor(x / size).astype(np.int64)
@@ -94,13 +111,6 @@ def _one_grid(x, radius, margin, filtered=True):
         lo = np.searchsorted(skeys, nk, side="left")
         hi = np.searchsorted(skeys, nk, side="right")
         _expand(order, lo, hi, firsts, seconds)
-    if not filtered:
-        return _filtered(firsts, seconds, x, radius, margin, test=False)
-    return _filtered(firsts, seconds, x, radius, margin)
-
-
-def _filtered(firsts, seconds, x, radius, margin, test=True):
-    """The distinct pairs (i < j) among the candidates within reach, sorted by (i, j)."""
     if not firsts:                          # no two bodies in the same or adjacent cells
         return np.zeros((0, 2), np.int64)
     i = np.concatenate(firsts)
@@ -108,8 +118,6 @@ def _filtered(firsts, seconds, x, radius, margin, test=True):
     a, b = np.minimum(i, j), np.maximum(i, j)
     keep = a != b
     a, b = a[keep], b[keep]
-    if not test:
-        return np.stack([a, b], axis=1)
     d = x[a] - x[b]
     near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
     pairs = np.unique(np.stack([a[near], b[near]], axis=1), axis=0)

@@ -371,13 +371,21 @@ def sphere_poly(A, s, B, p, margin):
 
     if len(s) == 0:
         return None
-    R = quat_to_matrix(B.q[p])
+    blocks, at = np.unique(p, return_inverse=True)
+    R = quat_to_matrix(B.q[blocks])[at]
     c = np.einsum("nji,nj->ni", R, A.x[s] - B.x[p])          # centres in p's body frame
-    nl, dist = np.zeros((len(s), 3)), np.zeros(len(s))
+    nl, dist = np.zeros((len(s), 3)), np.full(len(s), np.inf)
     for key in np.unique(B.template[p]):
         rows = np.flatnonzero(B.template[p] == key)
-        y, d, n = closest_points(polyhedron.hull(int(key)), c[rows])
+        h = polyhedron.hull(int(key))
+        # a face plane farther than radius + margin: no contact (the bounding sphere of a
+        # flat block holds many spheres that are nowhere near it)
+        lower = (c[rows] @ h.normals.T - h.offsets).max(axis=1)
+        rows = rows[lower <= A.radius[s[rows]] + margin]
+        y, d, n = closest_points(h, c[rows])
         nl[rows], dist[rows] = n, d
+    keep = np.isfinite(dist)
+    s, p, R, nl, dist = s[keep], p[keep], R[keep], nl[keep], dist[keep]
     n_out = np.einsum("nij,nj->ni", R, nl)
     gap = dist - A.radius[s]
     pt = A.x[s] - n_out * (A.radius[s] + 0.5 * gap)[:, None]
