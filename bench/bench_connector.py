@@ -226,9 +226,10 @@ def cost(n_pairs, steps=5):
         start = time.perf_counter()
         for _ in range(steps):
             sim.step()
-        out["connectors" if with_connectors else "bodies alone"] = \
-            (time.perf_counter() - start) / steps
-    out["connectors_per_step_extra"] = out["connectors"] - out["bodies alone"]
+        out["seconds_per_step_with_connectors" if with_connectors else
+            "seconds_per_step_bodies_alone"] = (time.perf_counter() - start) / steps
+    out["extra_seconds_per_connector_step"] = (out["seconds_per_step_with_connectors"] -
+                                               out["seconds_per_step_bodies_alone"]) / n_pairs
     return out
 
 
