@@ -355,3 +355,26 @@ def test_rigid_limit_stops_rebound_by_newtons_restitution(e):
     with pytest.raises(InputError, match="'c': the name is taken"):
         model.connector(None, model.coordinate(b), name="c")
         model.connector(None, model.coordinate(b), name="c")
+
+
+def test_the_ground_on_either_side_and_the_newton_solver_agree():
+    """m1 = the ground makes q = -f0 x: the same restoring spring as m0 = the ground (q = x),
+    with q mirrored; the semismooth Newton solves the connector rows as Gauss-Seidel does."""
+    from parsolve.solvers.newton import SemismoothNewton
+
+    outs = []
+    for side, solver in (("m1", None), ("m0", None), ("m1", SemismoothNewton(tol=1e-12))):
+        model, b = mass(v0=1.0)
+        x = model.coordinate(b)
+        model.connector(*((None, x) if side == "m1" else (x, None)), stiffness=400.0,
+                        damping=2.0, f_dynamic_friction=0.5, friction_proportional_zone=1e-2)
+        sim = Simulation(model, step=1e-3, progress=0, quiet=True, verify_every=0,
+                         **({"solver": solver} if solver else {}))
+        q = []
+        for _ in range(150):
+            sim.step()
+            q.append(sim.connectors.gather(sim.comm)["displacement"][0])
+        outs.append((np.array(q), sim.owned.x[0, 0]))
+    np.testing.assert_allclose(outs[1][0], -outs[0][0], rtol=0, atol=1e-12)
+    assert outs[1][1] == pytest.approx(outs[0][1], abs=1e-12)
+    np.testing.assert_allclose(outs[2][0], outs[0][0], rtol=0, atol=1e-9)
