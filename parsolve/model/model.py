@@ -304,6 +304,8 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands):
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
+            if np.any(c["shape"] == shapes.POLYHEDRON):       # a polyhedron's geometry
+                h.update(np.ascontiguousarray(c["template"]).tobytes())
         for first, count, make, material, density, mass in self._generators:
             h.update(repr((int(first), count, getattr(make, "__qualname__", ""), int(material),
                            density, mass)).encode())
