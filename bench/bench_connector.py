@@ -193,14 +193,13 @@ def stability():
         b = m.sphere((0, 0, 0), 0.05, "s", mass=1.0, velocity=(1.0, 0, 0))
         m.connector(None, m.coordinate(b), stiffness=k)
         sim = Simulation(m, step=h, progress=0, quiet=True, verify_every=0)
-        E0, worst = 0.5, 0.0
+        E0 = 0.5
         for _ in range(1000):
             sim.step()
         g = sim.connectors.gather(sim.comm)
         v = sim.owned.v[0, 0]
         E = 0.5 * v * v + 0.5 * k * g["displacement"][0] ** 2
         rows.append({"k_h2_over_m": s, "energy_ratio": float(E / E0)})
-        del worst
     return rows
 
 

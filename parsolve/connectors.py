@@ -121,7 +121,7 @@ class Connectors:
         want = np.unique(np.concatenate([self.a, self.b[self.b >= 0]])) if n else \
             np.zeros(0, np.int64)
         mine = np.isin(local.gid, want)
-        parts = comm.allgather({"gid": local.gid[mine], "x": local.x[mine]})
+        parts = comm.allgather({"gid": local.gid[mine], "x": local.x[mine]}) if n else []
         gid = np.concatenate([q["gid"] for q in parts]) if parts else np.zeros(0, np.int64)
         x = np.concatenate([q["x"] for q in parts]) if parts else np.zeros((0, 3))
         where = {int(g): k for k, g in enumerate(gid)}
@@ -380,13 +380,18 @@ class Connectors:
         return [("step", np.int64, ()), ("time", float, ())] + \
             [(name, float, (len(self),)) for name in OUTPUTS]
 
-    def gather(self, comm):
-        """Every connector's outputs (OUTPUTS) of the last step, by index, on every rank."""
+    def gather(self, comm, everywhere=True):
+        """Every connector's outputs (OUTPUTS) of the last step, by index: on every rank, or
+        (everywhere=False, the results' writer) on rank 0 only (None elsewhere)."""
         j, vals = self.last if self.last is not None else \
             (np.zeros(0, np.int64), np.zeros((0, len(OUTPUTS))))
+        rows = {"j": np.asarray(j, np.int64), "v": vals}
+        got = comm.gather_rows(rows) if not everywhere else \
+            {k: np.concatenate([p[k] for p in comm.allgather(rows)]) for k in rows}
+        if got is None:
+            return None
         out = np.full((len(self), len(OUTPUTS)), np.nan)
-        for jj, vv in comm.allgather((j, vals)):
-            out[jj] = vv
+        out[got["j"]] = got["v"]
         return {name: out[:, k].copy() for k, name in enumerate(OUTPUTS)}
 
 

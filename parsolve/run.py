@@ -238,7 +238,8 @@ class Simulation(Stepper):
                 self._sample(sensors, writer)
                 if len(self.connectors):
                     writer.record(dict(step=self.step_count, time=self.time,
-                                       **self.connectors.gather(self.comm)), "connectors")
+                                       **(self.connectors.gather(self.comm, False) or {})),
+                                  "connectors")
                 if checkpoint or flush_time:          # the history so far survives a crash
                     parts = writer.close_segment()
                     last_flush = time.time()

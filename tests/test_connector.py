@@ -113,7 +113,7 @@ def run(model, h, steps, every=1, **options):
 def test_a_spring_damper_follows_the_damped_oscillation():
     """1 kg, k = 400 N/m, d = 2 N s/m, v(0) = 1 m/s: q(t) = v0 e^(-z w t) sin(w_d t) / w_d
     over 2 s within 1e-3 of the amplitude at h = 1e-3 (the trapezoidal rule's error falls as
-    h^2: bench/bench_connector.py measures 1e-4 at h = 1e-4... 2.4e-6), and q is the body's
+    h^2: bench/bench_connector.py measures 2.4e-6 at h = 1e-4), and q is the body's
     displacement exactly."""
     k, d = 400.0, 2.0
     model, b = mass(v0=1.0)

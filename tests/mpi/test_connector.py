@@ -70,8 +70,16 @@ def test_connectors_cut_by_the_partition_equal_the_serial_run_bit_for_bit():
 def test_a_restart_continues_the_connectors_exactly():
     folder = WORLD.bcast(tempfile.mkdtemp() if WORLD.rank == 0 else None)
     full = simulation(Comm(WORLD), checkpoint_dir=os.path.join(folder, "ck"),
-                      checkpoint_every=30)
+                      checkpoint_every=30, output=os.path.join(folder, "res.h5"))
     full.run(0.06)
+    last = full.connectors.gather(full.comm)
+    if WORLD.rank == 0:                       # /connectors: gathered on rank 0 every step
+        import h5py
+
+        with h5py.File(os.path.join(folder, "res.h5"), "r") as f:
+            assert f["connectors/step"].shape == (60,)
+            for name, values in last.items():
+                np.testing.assert_array_equal(f["connectors"][name][-1], values)
     ckpt = WORLD.bcast(sorted(os.listdir(os.path.join(folder, "ck")))[0]
                        if WORLD.rank == 0 else None)
     again = simulation(Comm(WORLD), restart=os.path.join(folder, "ck", ckpt))
