@@ -334,3 +334,40 @@ def test_mixed_sizes_broad_phase_finds_the_pairs_of_one_grid():
     assert len(pairs) > 400
     np.testing.assert_array_equal(pairs, np.stack([i, j], axis=1))
     assert r.max() > broadphase.LEVEL_RATIO ** 2 * r.min()      # three levels and more
+
+
+def test_masonry_generators_make_the_blocks_they_describe():
+    """A vault of two rings (the second staggered: halves at its ends) has the volume of its
+    voussoirs' trapezoids; a pointed arch is symmetric about its crown, its halves' equal
+    voussoirs share one template, and it stands; a wall in running bond has its courses."""
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("s", "s", friction=0.8)
+    R, t, L, n = 1.0, 0.2, 0.6, 6
+    ids = m.vault(span=2 * R, thickness=t, length=L, blocks=n, rings=2, material="s",
+                  density=1.0)
+    assert len(ids) == 2 * n + 1 and len(m.obstacles) == 4
+    b = m.build()
+    trapezoid = lambda a: 0.5 * np.sin(a) * ((R + t) ** 2 - R ** 2)  # noqa: E731
+    d = np.pi / n
+    assert b.mass[:n].sum() == pytest.approx(n * trapezoid(d) * L / 2, rel=1e-12)
+    assert b.mass[n:].sum() == pytest.approx(((n - 1) * trapezoid(d) + 2 * trapezoid(d / 2))
+                                             * L / 2, rel=1e-12)
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("s", "s", friction=0.8)
+    with pytest.raises(InputError, match="even number"):
+        m.arch(span=2.0, thickness=0.3, depth=0.3, blocks=7, material="s", density=2000,
+               pointed=True)
+    ids = m.arch(span=2.0, thickness=0.3, depth=0.3, blocks=8, material="s", density=2000,
+                 pointed=True)
+    x0 = m.build().x
+    assert np.allclose(x0[::-1] * (-1, 1, 1), x0, atol=1e-12)          # mirror symmetric
+    assert x0[:, 2].max() < 2.0 * np.sqrt(3) / 2 + 0.3                  # under the apex
+    assert len(set(m.build().template[:3].tolist())) == 1
+    sim = run(m, 0.3, 2e-3, tol=1e-9, max_iter=500)
+    assert np.abs(sim.bodies.x - x0).max() < 1e-4
+    m = ps.Model()
+    m.surface("s", "s", friction=0.6)
+    ids = m.wall(length=1.0, height=0.3, brick=(0.2, 0.1, 0.05), material="s", density=1)
+    b = m.build()
+    assert len(ids) == 3 * 5 + 3 * 6                      # courses of 5 and of 4 + two halves
+    assert b.mass.sum() == pytest.approx(1.0 * 0.3 * 0.1, rel=1e-12)   # the wall's volume

@@ -89,10 +89,13 @@ class MasonryCommands:
 
     # -- masonry -------------------------------------------------------------------------------
     def arch(self, span, thickness, depth, blocks, material, density, rise=None,
-             origin=(0, 0, 0), abutments=True, abutment_material=None):
-        """A circular arch of `blocks` equal voussoirs in the x-z plane, `depth` along y,
-        centred on origin's x with its springings at origin's z; intrados span `span`, radial
-        `thickness`; a semicircle (rise None: R = span / 2) or a segmental arch of that rise.
+             origin=(0, 0, 0), abutments=True, abutment_material=None, pointed=False):
+        """An arch of `blocks` voussoirs in the x-z plane, `depth` along y, centred on
+        origin's x with its springings at origin's z; intrados span `span`, radial
+        `thickness`. Circular: a semicircle (rise None: R = span / 2) or a segmental arch of
+        that rise (<= span / 2), equal voussoirs. pointed=True: a pointed (Gothic) arch of
+        that rise (> span / 2; default span, the equilateral arch), each half an arc centred
+        on the springing line, an even number of voussoirs meeting on a vertical crown joint.
         Voussoirs are wedges between radial joints; abutments=True sets fixed blocks under
         the springings whose top faces are the springing joints. Returns the voussoirs' ids,
         springing to springing."""
@@ -104,40 +107,57 @@ class MasonryCommands:
             raise InputError(f"arch: blocks must be >= 1, got {blocks}")
         o = finite("arch: origin", origin, (3,))
         half = span / 2.0
-        if rise is None:
-            Rr, zc, a0 = half, 0.0, 0.0
-        else:
-            rise = float(positive("arch: rise", rise))
-            if rise > half:
-                raise InputError(f"arch: the rise {rise} of a circular arch is at most span / 2")
-            Rr = (half * half + rise * rise) / (2 * rise)
-            zc = rise - Rr
-            a0 = np.arcsin(-zc / Rr)
-        return self._ring(o + (0.0, 0.0, zc), Rr, t, depth, np.linspace(np.pi - a0, a0, n + 1),
-                          material, density, abutments, abutment_material)
 
-    def _ring(self, centre, Rr, t, depth, angles, material, density, abutments,
-              abutment_material):
-        """Voussoirs between the radial joints at `angles` about `centre` (x-z plane)."""
-        def joint(ang):
+        def radial(cx, cz, Rr, ang):
             d = np.array([np.cos(ang), 0.0, np.sin(ang)])
-            return centre + Rr * d, centre + (Rr + t) * d
+            c = o + (cx, 0.0, cz)
+            return c + Rr * d, c + (Rr + t) * d
 
+        if pointed:
+            rise = span if rise is None else float(positive("arch: rise", rise))
+            if rise <= half or n % 2:
+                raise InputError(f"arch: a pointed arch needs a rise above span / 2 (got "
+                                 f"{rise}) and an even number of voussoirs (got {n})")
+            cx = (half * half - rise * rise) / (2 * half)      # the right half's centre
+            Rr = half - cx
+            crown = np.arctan2(rise, -cx)
+            angles = np.linspace(0.0, crown, n // 2 + 1)
+            right = [radial(cx, 0.0, Rr, a) for a in angles[:-1]]
+            top = (o + (0.0, 0.0, rise), o + (0.0, 0.0, np.sqrt((Rr + t) ** 2 - cx * cx)))
+            mirror = np.array([-1.0, 1.0, 1.0])
+            left = [(o + (p - o) * mirror, o + (q - o) * mirror) for p, q in right]
+            joints = left + [top] + right[::-1]
+        else:
+            if rise is None:
+                Rr, zc, a0 = half, 0.0, 0.0
+            else:
+                rise = float(positive("arch: rise", rise))
+                if rise > half:
+                    raise InputError(f"arch: the rise {rise} of a circular arch is at most "
+                                     "span / 2 (pointed=True for more)")
+                Rr = (half * half + rise * rise) / (2 * rise)
+                zc = rise - Rr
+                a0 = np.arcsin(-zc / Rr)
+            joints = [radial(0.0, zc, Rr, a) for a in np.linspace(np.pi - a0, a0, n + 1)]
+        return self._ring(joints, t, depth, material, density, abutments, abutment_material)
+
+    def _ring(self, joints, t, depth, material, density, abutments, abutment_material):
+        """Voussoirs between consecutive joints (intrados point, extrados point) in the x-z
+        plane, and fixed abutments under the first and the last."""
         ids = []
-        for k in range(len(angles) - 1):
+        for k in range(len(joints) - 1):
             pts = []
-            for ang in (angles[k], angles[k + 1]):
-                for p in joint(ang):
+            for joint in (joints[k], joints[k + 1]):
+                for p in joint:
                     for y in (-depth / 2, depth / 2):
                         pts.append(p + (0.0, y, 0.0))
             ids.append(int(self._wedge(np.array(pts), material, density)))
         if abutments:
-            for ang in (angles[0], angles[-1]):
-                inner, outer = joint(ang)
+            for inner, outer in (joints[0], joints[-1]):
                 lo = min(inner[2], outer[2]) - t
                 pts = [np.asarray(p) + (0.0, y, 0.0) for y in (-depth / 2, depth / 2)
-                       for p in (inner, outer, (inner[0], centre[1], lo),
-                                 (outer[0], centre[1], lo))]
+                       for p in (inner, outer, (inner[0], inner[1], lo),
+                                 (outer[0], inner[1], lo))]
                 self.polyhedron(np.array(pts), abutment_material or material, fixed=True)
         return ids
 
@@ -204,6 +224,8 @@ class MasonryCommands:
         ids = []
         for r in range(rings):
             at = o + (0.0, (r + 0.5) * depth - length / 2, 0.0)
-            ids += self._ring(at, Rr, t, depth, staggered if r % 2 else full, material,
-                              density, abutments, None)
+            joints = [(at + Rr * d, at + (Rr + t) * d) for d in
+                      (np.array([np.cos(a), 0.0, np.sin(a)]) for a in
+                       (staggered if r % 2 else full))]
+            ids += self._ring(joints, t, depth, material, density, abutments, None)
         return ids
