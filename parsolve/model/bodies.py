@@ -7,22 +7,23 @@ Conventions (SI units, stated once here):
 - w: angular velocity in the world (spatial) frame [rad/s];
 - mass [kg]; inertia: principal moments in the body frame [kg m^2] (body axes are principal);
 - force, torque: constant applied loads in the world frame [N], [N m] (gravity is separate);
-- shape: the shape kind (parsolve/shapes: 0 sphere, 1 box), template: its parameters' key
-  (a box's half extents) in shapes.LIBRARY, so that every row has the same width.
+- shape: the shape kind (parsolve/shapes: 0 sphere, 1 box, 3 polyhedron), template: its
+  parameters' key (a box's half extents, a polyhedron's vertices and faces) in
+  shapes.LIBRARY, so that every row has the same width.
 Rows [0, n_owned) are owned by this rank; rows beyond are read-only ghost copies.
 """
 import numpy as np
 
 from ..table import Table
 
-SPHERE, BOX = 0, 1
-SHAPE_NAMES = {SPHERE: "sphere", BOX: "box"}
+SPHERE, BOX, POLYHEDRON = 0, 1, 3
+SHAPE_NAMES = {SPHERE: "sphere", BOX: "box", POLYHEDRON: "polyhedron"}
 
 FIELDS = {  # name: (trailing shape, dtype)
     "gid": ((), np.int64),
     "shape": ((), np.int8),
     "material": ((), np.int32),
-    "radius": ((), float),       # sphere radius; for a box, its bounding-sphere radius
+    "radius": ((), float),       # sphere radius; for a box or polyhedron, its bounding radius
     "template": ((), np.int64),  # shape template key (shapes.LIBRARY; -1: none, a sphere)
     "mass": ((), float),
     "inertia": ((3,), float),
