@@ -94,7 +94,8 @@ class Connectors:
         p = self.p
         dry = (p["f_dynamic_friction"] > 0) | (p["f_static_friction_offset"] > 0) if n else \
             np.zeros(0, bool)
-        self.stribeck = (p["friction_proportional_zone"] != 0) if n else np.zeros(0, bool)
+        self.stribeck = ((p["friction_proportional_zone"] != 0) & ~self.coulomb) if n else \
+            np.zeros(0, bool)                            # exact Coulomb: no regularisation
         self.bristle = dry & ~self.stribeck & ~self.coulomb
         self.coulomb &= dry
         # side A: m1 (m0 when m1 is the ground); side B: the other (or the ground)
