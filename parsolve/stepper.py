@@ -29,6 +29,7 @@ from .parallel.operators import distributed_delassus
 from .interactions import Interactions
 from .joints import Joints
 from .connectors import Connectors
+from .drivers import MovingObstacles, TimeLoads
 from .kinematic import Kinematics
 from .projection import Projection
 from .solvers import GaussSeidel, Problem
@@ -122,6 +123,15 @@ class Stepper:
             if found != len(self.kinematics):
                 raise everywhere(InputError("a kinematic body is not in the model (bodies "
                                             f"{self.kinematics.gid.tolist()})"))
+        # the time drivers (replicated): moving obstacles, loads given as signals of t
+        self.moving = MovingObstacles(self.model.__dict__.get("moving", ()))
+        self.time_loads = TimeLoads(self.model.__dict__.get("time_loads", ()))
+        if len(self.time_loads):
+            n = self.owned.n_owned
+            found = self.comm.sum(int(np.isin(self.owned.gid[:n], self.time_loads.gid).sum()))
+            if found != len(np.unique(self.time_loads.gid)):
+                raise everywhere(InputError("a load on an unknown body (bodies "
+                                            f"{self.time_loads.gid.tolist()})"))
 
     @property
     def bodies(self):
@@ -148,7 +158,7 @@ class Stepper:
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
         faults.point("detect", step, rank)
-        contacts = self._detect(b, self.margin)
+        contacts = self._detect(b, self.margin, self.time + 0.5 * h)
         if len(self.joints):                          # the joints' rows beside the contacts
             rows, stretch = self.joints.rows(b, self.time, h)
             self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
@@ -169,9 +179,12 @@ class Stepper:
                 self.connectors.linearise(contacts, b, self.time, h)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
+        self.time_loads.apply(b, self.time + 0.5 * h, h, v_free, w_free, Jinv)
         inv_mass = self.kinematics.impose(b, self.time, h, v_free, w_free, Jinv)
+        wall = (self.moving.wall_velocity(contacts, self.time),       # rheonomic rows
+                self.moving.wall_velocity(contacts, self.time + h))
         ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm, t=self.time,
-                           inv_mass=inv_mass)
+                           inv_mass=inv_mass, wall=wall)
         for hook in (self.local_dynamics_hook, *self.observers):
             if hook is not None:
                 hook(self, ld)
@@ -204,7 +217,8 @@ class Stepper:
             projected = self.projection.apply(
                 b, contacts, U_after, self.joints, self.time, h, inv_mass, self.cell, dom,
                 self.comm, 1e-4 * self.rmin,
-                lambda extra: self._moving(self._detect(b, self.margin + extra), b),
+                lambda extra: self._moving(self._detect(b, self.margin + extra,
+                                                        self.time + h), b),
                 lambda rows: self._moving(rows, b))
         ld.destroy()
         self.owned = o = b.take(np.arange(b.n_owned))
@@ -228,7 +242,14 @@ class Stepper:
         self.phase["communication"] += comm_time
         load_work = (np.einsum("ni,ni->n", o.force, o.x - x0)        # constant loads' work
                      + 0.5 * h * np.einsum("ni,ni->n", o.torque, w0 + o.w))
-        ke, pe, work, dissipated = self.energies(load_work, -contact_work)
+        signed = [load_work, -contact_work]
+        if len(self.time_loads):
+            signed[0] = load_work + self.time_loads.work(o, x0, w0, self.time - 0.5 * h, h)
+        if len(self.moving):                         # the moving obstacles' work on the bodies
+            signed.append(np.zeros(0) if wall[0] is None else
+                          0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
+        ke, pe, work, dissipated, *driven = self.energies(*signed)
+        work += sum(driven)
         e = self.energy
         e["work_loads"] += work
         e["dissipated"] += dissipated
@@ -250,9 +271,11 @@ class Stepper:
                 "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                 "t_migrate": t_mig - t0, "t_communication": comm_time}
 
-    def _detect(self, b, margin):
-        """The contacts of the held bodies b at their positions, within `margin`."""
-        return detect(b, self.model.obstacles, self.mu_table, self.e_table, margin)
+    def _detect(self, b, margin, t):
+        """The contacts of the held bodies b at their positions, within `margin`, with the
+        moving obstacles where they are at time t."""
+        return detect(b, self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
+                      margin)
 
     def _moving(self, rows, b):
         """rows without those between two driven sides (kinematic bodies, space): nothing

@@ -16,7 +16,7 @@ from ..parallel.operators import delassus_matrix
 
 class LocalDynamics:
     def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None, t=0.0,
-                 inv_mass=None):
+                 inv_mass=None, wall=(None, None)):
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
@@ -30,10 +30,17 @@ class LocalDynamics:
         self._rows = None
         # B = H u_free + each row's shift from its law (impacts and closing gaps for contacts,
         # targets and drift corrections for joints), at the step's time t
+        # wall: rheonomic rows' obstacle velocities (local frame) at t and t + h, or None:
+        # U = H u - w, the velocity relative to a moving obstacle
+        self.wall = wall
         self.B_free = apply_H(self.con, self.body, self.H, v_free, w_free, nc)
+        if wall[1] is not None:
+            self.B_free -= wall[1]
         # U(t): the relative velocity before the step (the impact law's U_N^-, and the
         # energy balance's work of the reactions, R . (U(t) + U(t+h)) / 2)
         self.U_before = U_before = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, nc)
+        if wall[0] is not None:
+            U_before -= wall[0]
         self.shift = laws.free_term(contacts, U_before, t, h)
         self.B = self.B_free + self.shift
         self.kind = np.ascontiguousarray(contacts.kind)
@@ -74,8 +81,10 @@ class LocalDynamics:
         return self.B_free + self.matvec(R)
 
     def velocity_after(self, bodies):
-        """U(t+h) = H u(t+h) from the bodies' updated velocities (ghosts included)."""
-        return apply_H(self.con, self.body, self.H, bodies.v, bodies.w, self.n)
+        """U(t+h) = H u(t+h) (- w(t+h)) from the bodies' updated velocities (ghosts
+        included)."""
+        U = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, self.n)
+        return U if self.wall[1] is None else U - self.wall[1]
 
     def matvec(self, R):
         return block_matvec(self.indptr, self.indices, self.blocks, R)

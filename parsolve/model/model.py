@@ -18,6 +18,7 @@ import json
 import numpy as np
 
 from .connectors import ConnectorCommands
+from .drivers import DriverCommands, is_signal
 from .joints import JointCommands
 from .masonry import MasonryCommands
 from .. import shapes
@@ -52,7 +53,7 @@ def orientation_quaternion(what, orientation):
     return q
 
 
-class Model(JointCommands, MasonryCommands, ConnectorCommands):
+class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
     """What the user describes: materials, obstacles, bodies, loads, joints (model/joints.py),
     sensors. No MPI and no run: Model.run is the entry point to parsolve.run."""
 
@@ -204,7 +205,11 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands):
         self.sensors.append(Sensor(name, bodies, pairs, quantities, every, joints))
 
     def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
-        """A constant force (at the mass centre) and torque on a body, world frame."""
+        """A force (at the mass centre) and torque on a body, world frame: constants, or
+        signals of time (a callable of t, or a spline (times, values (n, 3))) evaluated at
+        each step's midpoint."""
+        if is_signal(force) or is_signal(torque):
+            return self._time_load(body, force, torque)
         f = finite(f"load on body {body}: force", force, (3,))
         t = finite(f"load on body {body}: torque", torque, (3,))
         self._loads.append((int(body), f, t))
@@ -301,6 +306,8 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands):
             h.update(json.dumps(self.joints_state(), default=str).encode())
         if self.__dict__.get("connectors"):
             h.update(json.dumps(self.connectors_state(), default=str).encode())
+        if self.__dict__.get("moving") or self.__dict__.get("time_loads"):
+            h.update(json.dumps(self.drivers_state(), default=str).encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
