@@ -26,7 +26,6 @@ from .assembly import LocalDynamics
 from .dynamics.rotation import rotate_spatial
 from .interactions import Interactions
 from .joints import POSITIONAL
-from .laws import coulomb
 from .parallel.colouring import cells_of, colours_of, sweep_order
 from .solvers import GaussSeidel, Problem
 

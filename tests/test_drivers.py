@@ -245,20 +245,6 @@ def test_moving_obstacles_restart_on_another_rank_count_bit_for_bit(tmp_path):
     """The drivers read the clock: a run checkpointed at 1 rank and continued at 2 ends
     where the whole run ends, bit for bit (balls on a vibrating floor, a ball pushed up
     against a cam by a time load)."""
-    from test_restart import final_state, run
+    from test_restart import assert_restart_continues
 
-    for name in ("whole", "legs"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "model.py").write_text(DRIVEN)
-    out = run(tmp_path / "whole", 1)
-    assert out.returncode == 0, out.stderr[-2000:]
-    out = run(tmp_path / "legs", 1, "--checkpoint-every", "30")
-    assert out.returncode == 0, out.stderr[-2000:]
-    ckpt = sorted((tmp_path / "legs" / "checkpoints").glob("*.h5"))[0]
-    out = run(tmp_path / "legs", 2, "--restart", str(ckpt))
-    assert out.returncode == 0, out.stderr[-2000:]
-    legs = sorted((tmp_path / "legs").glob("res.restart-*.h5"))
-    t0, whole = final_state(tmp_path / "whole" / "res.h5")
-    t1, leg = final_state(legs[-1])
-    assert t0 == t1
-    np.testing.assert_array_equal(leg, whole)
+    assert_restart_continues(tmp_path, DRIVEN)

@@ -271,27 +271,13 @@ def test_joints_restart_on_another_rank_count_bit_for_bit(tmp_path):
     """Joint rows are interactions: their reactions are checkpointed with the contacts' and
     their signals read the clock, so a restart at 2 ranks continues the serial run exactly;
     the results' frames carry each joint's reaction (status bilateral or spring)."""
-    from test_restart import final_state, run
+    from test_restart import assert_restart_continues
 
-    for name in ("whole", "legs"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "model.py").write_text(CHAIN)
-    out = run(tmp_path / "whole", 1)
-    assert out.returncode == 0, out.stderr[-2000:]
-    out = run(tmp_path / "legs", 1, "--checkpoint-every", "30")
-    assert out.returncode == 0, out.stderr[-2000:]
-    ckpt = sorted((tmp_path / "legs" / "checkpoints").glob("*.h5"))[0]
-    out = run(tmp_path / "legs", 2, "--restart", str(ckpt))
-    assert out.returncode == 0, out.stderr[-2000:]
-    legs = sorted((tmp_path / "legs").glob("res.restart-*.h5"))
-    t0, whole = final_state(tmp_path / "whole" / "res.h5")
-    t1, leg = final_state(legs[-1])
-    assert t0 == t1
-    np.testing.assert_array_equal(leg, whole)
+    whole = assert_restart_continues(tmp_path, CHAIN)
     from parsolve.io.results import _h5py
     from parsolve.laws.codes import STATUS
 
-    with _h5py().File(tmp_path / "whole" / "res.h5", "r") as f:
+    with _h5py().File(whole, "r") as f:
         g = f["frames/000002/contacts"]
         k2, status = g["k2"][()], g["status"][()]
     joints = k2 < 0

@@ -58,6 +58,28 @@ def final_state(path):
         return float(f["frames/time"][last]), np.hstack([g[n][()][o] for n in "xqvw"])
 
 
+def assert_restart_continues(tmp_path, script, every=30, ranks=2):
+    """`script` run whole at 1 rank, and in legs: checkpointed every `every` steps at 1 rank,
+    continued at `ranks` from the first checkpoint. The legs end where the whole run ends,
+    bit for bit. Returns the whole run's results path."""
+    for name in ("whole", "legs"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "model.py").write_text(script)
+    out = run(tmp_path / "whole", 1)
+    assert out.returncode == 0, out.stderr[-2000:]
+    out = run(tmp_path / "legs", 1, "--checkpoint-every", str(every))
+    assert out.returncode == 0, out.stderr[-2000:]
+    ckpt = sorted((tmp_path / "legs" / "checkpoints").glob("*.h5"))[0]
+    out = run(tmp_path / "legs", ranks, "--restart", str(ckpt))
+    assert out.returncode == 0, out.stderr[-2000:]
+    legs = sorted((tmp_path / "legs").glob("res.restart-*.h5"))
+    t0, whole = final_state(tmp_path / "whole" / "res.h5")
+    t1, leg = final_state(legs[-1])
+    assert t0 == t1
+    np.testing.assert_array_equal(leg, whole)
+    return tmp_path / "whole" / "res.h5"
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     d = tmp_path_factory.mktemp("restart")

@@ -297,7 +297,7 @@ def contacts(ta, xa, Ra, tb, xb, Rb, margin, kernel=None):
 # -- pair functions of contact/narrow.py ---------------------------------------------------
 def _hull_of(kind):
     from .. import shapes
-    from ..shapes import box, polyhedron
+    from ..shapes import polyhedron
 
     if kind == shapes.POLYHEDRON:
         return polyhedron.hull

@@ -17,7 +17,6 @@ from .. import shapes
 from ..dynamics.rotation import matrix_to_quat
 from ..errors import InputError
 from ..shapes import polyhedron
-from . import bodies as B
 from .checks import finite, positive
 
 
