@@ -29,17 +29,21 @@ def cell_hash(cells):
 LEVEL_RATIO = 4.0
 
 
-def candidate_pairs(x, radius, margin):
-    """Index pairs (i, j), i < j, whose bounding spheres are within `margin`, sorted by (i, j)."""
+def candidate_pairs(x, radius, margin, extents=None):
+    """Index pairs (i, j), i < j, whose bounding spheres are within `margin`, sorted by (i, j).
+    extents(rows): the world half extents (k, 3) of boxes about the centres holding the
+    bodies `rows` (shapes.extents); with mixed sizes a larger body then pairs only with the
+    smaller ones whose spheres reach its box too (a pillar's sphere holds thousands of
+    grains its box does not)."""
     n = len(x)
     if n < 2:
         return np.zeros((0, 2), np.int64)
     if radius.max() > LEVEL_RATIO * radius.min():
-        return _levels(x, radius, margin)
+        return _levels(x, radius, margin, extents)
     return _one_grid(x, radius, margin)
 
 
-def _levels(x, radius, margin):
+def _levels(x, radius, margin, extents=None):
     """candidate_pairs over one grid per level of sizes."""
     level = np.floor(np.log(radius / radius.min()) / np.log(LEVEL_RATIO)).astype(np.int64)
     firsts, seconds = [], []
@@ -50,7 +54,8 @@ def _levels(x, radius, margin):
             firsts.append(big[p[:, 0]])
             seconds.append(big[p[:, 1]])
         if k:
-            _reach(x, radius, margin, big, np.concatenate(members[:k]), firsts, seconds)
+            _reach(x, radius, margin, big, np.concatenate(members[:k]), firsts, seconds,
+                   extents)
     if not firsts:
         return np.zeros((0, 2), np.int64)
     i, j = np.concatenate(firsts), np.concatenate(seconds)
@@ -59,17 +64,21 @@ def _levels(x, radius, margin):
     return np.stack([key // n, key % n], axis=1)
 
 
-def _reach(x, radius, margin, big, small, firsts, seconds):
+def _reach(x, radius, margin, big, small, firsts, seconds, extents=None):
     """Append the pairs (big body, smaller body) within reach: the smaller bodies hashed by
     their centres on cells of half the big level's largest radius, each big body looking in
-    the block of cells its reach covers (a few per axis), each candidate tested at once."""
+    the block of cells its reach covers (a few per axis; its box's, given extents), each
+    candidate tested at once."""
     size = 0.5 * radius[big].max()
     keys = cell_hash(np.floor(x[small] / size).astype(np.int64))
     order = np.argsort(keys, kind="stable")
     skeys = keys[order]
-    reach = radius[big] + radius[small].max() + margin
-    lo = np.floor((x[big] - reach[:, None]) / size).astype(np.int64)
-    hi = np.floor((x[big] + reach[:, None]) / size).astype(np.int64)
+    half = np.full((len(x), 3), np.inf)          # per axis: the big bodies' boxes
+    half[big] = radius[big][:, None] if extents is None else \
+        np.minimum(extents(big), radius[big][:, None])
+    reach = half[big] + radius[small].max() + margin
+    lo = np.floor((x[big] - reach) / size).astype(np.int64)
+    hi = np.floor((x[big] + reach) / size).astype(np.int64)
     extent = int((hi - lo).max()) + 1
     for off in np.ndindex(extent, extent, extent):
         cell = lo + np.array(off, np.int64)
@@ -87,6 +96,8 @@ def _reach(x, radius, margin, big, small, firsts, seconds):
         i, j = big[r], small[order[np.repeat(a, count) + offs]]
         d = x[i] - x[j]
         near = np.einsum("ij,ij->i", d, d) <= (radius[i] + radius[j] + margin) ** 2
+        if extents is not None:                  # and the small sphere reaches the big box
+            near &= (np.abs(d) <= half[i] + (radius[j] + margin)[:, None]).all(axis=1)
         firsts.append(i[near])
         seconds.append(j[near])
 

@@ -7,6 +7,7 @@ import numpy as np
 from ..dynamics.rotation import quat_to_matrix
 from ..interactions import ContactSet
 from ..laws import coulomb
+from .. import shapes
 from ..shapes import box
 from .broadphase import candidate_pairs
 from .frames import frames_from_normals
@@ -16,7 +17,8 @@ from .narrow import body_pairs, obstacle_pairs
 def detect(bodies, obstacles, mu_table, e_table, margin):
     """All active contacts among the bodies held and against the obstacles, canonical order."""
     parts = []
-    pairs = candidate_pairs(bodies.x, bodies.radius, margin)
+    pairs = candidate_pairs(bodies.x, bodies.radius, margin,
+                            lambda rows: shapes.extents(bodies, rows))
     if len(pairs):
         # A is the body of lower id (owned rows and ghosts are each sorted, not together)
         swap = bodies.gid[pairs[:, 0]] > bodies.gid[pairs[:, 1]]

@@ -23,6 +23,20 @@ NAMES = {k: m.NAME for k, m in KINDS.items()}
 NONE = -1                 # the template key of a placed shape whose kind needs none
 
 
+def extents(placed, rows):
+    """World half extents (n, 3) of the axis-aligned boxes about the centres of the placed
+    shapes `rows` (the broad phase's look for a large body is this box, not its sphere)."""
+    from ..dynamics.rotation import quat_to_matrix
+
+    rows = np.asarray(rows, np.int64)
+    out = np.zeros((len(rows), 3))
+    kinds = placed.shape[rows]
+    for kind in np.unique(kinds):
+        at = np.flatnonzero(kinds == kind)
+        out[at] = KINDS[int(kind)].extent(placed, rows[at], quat_to_matrix(placed.q[rows[at]]))
+    return out
+
+
 def name(kind):
     """The name of a shape kind (for messages)."""
     return NAMES.get(int(kind), f"shape kind {int(kind)}")

@@ -51,6 +51,12 @@ def vertices(x, R, half):
     return x[:, None, :] + np.einsum("nij,nvj->nvi", R, corners)
 
 
+def extent(placed, rows, R):
+    """World half extents (n, 3) of the axis-aligned boxes around the boxes `rows` (R their
+    rotation matrices): |R| half."""
+    return np.einsum("nij,nj->ni", np.abs(R), half_extents(placed, rows))
+
+
 def distance(placed, k, x):
     """Distance of points x (n, 3) from box k of a placed-shape table (0 inside it)."""
     R = quat_to_matrix(placed.q[k:k + 1])[0]

@@ -233,6 +233,13 @@ def vertices(placed, rows, R):
             for k, r in enumerate(rows)]
 
 
+def extent(placed, rows, R):
+    """World half extents (n, 3) of the axis-aligned boxes, about the centres, around the
+    polyhedra `rows` (R their rotation matrices): the largest |R v| over the vertices."""
+    return np.array([np.abs(v - placed.x[r]).max(axis=0)
+                     for v, r in zip(vertices(placed, rows, R), rows)]).reshape(-1, 3)
+
+
 def polygons(placed, rows, R, first=0):
     """The faces of the polyhedra `rows` (R their rotation matrices) as XDMF "Mixed" polygon
     cells: (points (P, 3), topology [3, count, point ids, ...] with ids from `first`, the

@@ -16,6 +16,11 @@ def inertia(mass, radius):
     return 0.4 * mass * radius * radius
 
 
+def extent(placed, rows, R):
+    """World half extents (n, 3) of the axis-aligned boxes around the spheres `rows`."""
+    return np.repeat(placed.radius[rows][:, None], 3, axis=1)
+
+
 def distance(placed, k, x):
     """Distance of points x (n, 3) from sphere k of a placed-shape table (< 0 inside)."""
     return np.linalg.norm(x - placed.x[k], axis=1) - placed.radius[k]
