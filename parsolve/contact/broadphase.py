@@ -131,8 +131,8 @@ def _one_grid(x, radius, margin):
     a, b = a[keep], b[keep]
     d = x[a] - x[b]
     near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
-    pairs = np.unique(np.stack([a[near], b[near]], axis=1), axis=0)
-    return pairs
+    key = np.unique(a[near].astype(np.int64) * np.int64(n) + b[near])   # sorted by (a, b)
+    return np.stack([key // n, key % n], axis=1)
 
 
 def _expand(order, lo, hi, firsts, seconds):
