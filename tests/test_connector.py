@@ -12,7 +12,7 @@ from parsolve.errors import InputError
 from parsolve.laws import connector
 from parsolve.laws.codes import OUTCOMES
 from parsolve.simulation import Simulation
-from parsolve.solvers import GaussSeidel, kernels, twins
+from parsolve.solvers import GaussSeidel, kernels
 
 
 # -- the law ---------------------------------------------------------------------------------
@@ -43,35 +43,14 @@ def test_connector_row_solve_kernel_equals_twin_and_meets_the_law():
 
 
 def test_connector_rows_in_sweeps_residuals_and_newton_parts_equal_their_twins():
-    from test_laws import dense_problem
+    from test_laws import dense_problem, kernels_equal_twins
 
     W, indptr, indices, blocks, diag, B, kind, param = dense_problem(12, 5, (0, 3, 3, 1))
     param = np.hstack([param, np.zeros((12, 2))])
     rows = np.flatnonzero(kind == connector.KIND)
     param[rows] = [[0.3, -0.5, 0.0], [-0.2, -0.1, 0.4], [0.1, 0.0, 0.2]] * 2
-    order = np.arange(12, dtype=np.int64)
-    R1, R2 = np.zeros((12, 3)), np.zeros((12, 3))
-    c1, c2 = np.zeros(len(OUTCOMES), np.int64), np.zeros(len(OUTCOMES), np.int64)
-    for _ in range(4):
-        kernels.gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R1, order,
-                                   1.0, c1)
-        twins.gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R2, order,
-                                 1.0, c2)
-    np.testing.assert_allclose(R1, R2, rtol=1e-12, atol=1e-12)
-    assert (c1 == c2).all() and c1[OUTCOMES.index("connector")] == 4 * len(rows)
-    U1, U2 = np.empty((12, 3)), np.empty((12, 3))
-    e1 = kernels.delassus_residual(indptr, indices, blocks, B, kind, param, R1, U1)
-    e2 = twins.delassus_residual(indptr, indices, blocks, B, kind, param, R1, U2)
-    np.testing.assert_allclose(e1, e2, rtol=1e-12)
-    rho = np.ones(12)
-    Phi, A, Bj = np.empty((12, 3)), np.empty((12, 3, 3)), np.empty((12, 3, 3))
-    kernels.alart_curnier(kind, param, R1, U1, rho, 2 * rho, Phi, A, Bj)
-    for got, want in zip((Phi, A, Bj), laws.phi_rows(kind, param, R1, U1, rho, 2 * rho)):
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    Z1, Z2 = R1 + 1.0, R1 + 1.0
-    kernels.project_admissible(kind, param, Z1)
-    twins.project_admissible(kind, param, Z2)
-    np.testing.assert_array_equal(Z1, Z2)
+    kernels_equal_twins((indptr, indices, blocks, diag, B, kind, param), "connector",
+                        4 * len(rows))
     # Gauss-Seidel to convergence and the semismooth Newton meet every row's law alike
     from parsolve.solvers import Problem
     from parsolve.solvers.newton import SemismoothNewton

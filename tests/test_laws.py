@@ -71,12 +71,14 @@ def test_a_singular_bilateral_block_fails_and_keeps_the_warm_start():
             assert OUTCOMES[code] == "failed" and np.array_equal(r, r0)
 
 
-def test_mixed_sweeps_residuals_and_newton_parts_equal_their_twins():
-    """Contacts and bilateral rows in one sweep: the compiled loop over the dispatcher gives
-    the twin's iterates, outcome counts and residual parts."""
-    W, indptr, indices, blocks, diag, B, kind, param = dense_problem(12, 1, (0, 1, 0))
-    order = np.arange(12, dtype=np.int64)
-    R1, R2 = np.zeros((12, 3)), np.zeros((12, 3))
+def kernels_equal_twins(problem, outcome, count):
+    """Four sweeps, the residual, the Newton parts, Alart-Curnier's Phi, A, B and the
+    projection of a mixed problem (dense_problem's blocks) compiled and in Python: the same
+    iterates and numbers, and `count` local solves with `outcome`. Returns (R, U)."""
+    indptr, indices, blocks, diag, B, kind, param = problem
+    order = np.arange(len(B), dtype=np.int64)
+    n = len(B)
+    R1, R2 = np.zeros((n, 3)), np.zeros((n, 3))
     c1, c2 = np.zeros(len(OUTCOMES), np.int64), np.zeros(len(OUTCOMES), np.int64)
     for _ in range(4):
         d1 = kernels.gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R1, order,
@@ -85,18 +87,18 @@ def test_mixed_sweeps_residuals_and_newton_parts_equal_their_twins():
                                       1.0, c2)
         assert d1 == pytest.approx(d2, rel=1e-12)
     np.testing.assert_allclose(R1, R2, rtol=1e-12, atol=1e-12)
-    assert (c1 == c2).all() and c1[OUTCOMES.index("bilateral")] == 4 * 4
-    U1, U2 = np.empty((12, 3)), np.empty((12, 3))
+    assert (c1 == c2).all() and c1[OUTCOMES.index(outcome)] == count
+    U1, U2 = np.empty((n, 3)), np.empty((n, 3))
     e1 = kernels.delassus_residual(indptr, indices, blocks, B, kind, param, R1, U1)
     e2 = twins.delassus_residual(indptr, indices, blocks, B, kind, param, R1, U2)
     np.testing.assert_allclose(e1, e2, rtol=1e-12)
-    rho = np.ones(12)
+    rho = np.ones(n)
     V = U1 + 0.1
-    got, want = np.empty((12, 6)), np.empty((12, 6))
+    got, want = np.empty((n, 6)), np.empty((n, 6))
     kernels.newton_parts(kind, param, R1, U1, V, B, rho, 2 * rho, got)
     twins.newton_parts(kind, param, R1, U1, V, B, rho, 2 * rho, want)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    Phi, A, Bj = np.empty((12, 3)), np.empty((12, 3, 3)), np.empty((12, 3, 3))
+    Phi, A, Bj = np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3, 3))
     kernels.alart_curnier(kind, param, R1, U1, rho, 2 * rho, Phi, A, Bj)
     for got, want in zip((Phi, A, Bj), laws.phi_rows(kind, param, R1, U1, rho, 2 * rho)):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
@@ -104,6 +106,14 @@ def test_mixed_sweeps_residuals_and_newton_parts_equal_their_twins():
     kernels.project_admissible(kind, param, Z1)
     twins.project_admissible(kind, param, Z2)
     np.testing.assert_allclose(Z1, Z2, rtol=0, atol=1e-14)
+    return R1, U1
+
+
+def test_mixed_sweeps_residuals_and_newton_parts_equal_their_twins():
+    """Contacts and bilateral rows in one sweep: the compiled loop over the dispatcher gives
+    the twin's iterates, outcome counts and residual parts."""
+    W, *problem = dense_problem(12, 1, (0, 1, 0))
+    kernels_equal_twins(problem, "bilateral", 4 * 4)
 
 
 @pytest.mark.parametrize("solver", [GaussSeidel(tol=1e-12, max_iter=20000),

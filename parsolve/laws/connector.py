@@ -23,6 +23,7 @@ axis to an orthonormal frame (scaled alike), so that W_TT > 0 although R_T = 0.
 import numpy as np
 
 from .codes import KINDS, OUTCOMES, STATUS
+from .spring import project_admissible  # noqa: F401  (R_T = 0: the spring row's)
 
 KIND = KINDS.index("connector")
 # rows with k2 <= COORDINATE_KEYS act on body coordinates (a connector's row and its rigid limit
@@ -113,10 +114,6 @@ def residual_vector(R, U, p):
     E = R.copy()
     E[:, 0] = _e_n(R[:, 0] - p[:, 0] - p[:, 1] * U[:, 0], U[:, 0], p[:, 2], 1.0)
     return E
-
-
-def project_admissible(R, p):
-    R[:, 1:] = 0.0
 
 
 def status(R, p):
