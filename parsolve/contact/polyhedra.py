@@ -401,26 +401,26 @@ def closest_points(h, c):
     best = np.full(len(c), np.inf)
     y = c.copy()
     for f, face in enumerate(h.faces):
-        above = plane[:, f] > 0
-        if not above.any():
+        at = np.flatnonzero(plane[:, f] > 0)                 # the points above this face only
+        if not len(at):
             continue
-        nf = h.normals[f]
-        q = c - plane[:, f, None] * nf                        # projection on the plane
+        nf, cf = h.normals[f], c[at]
+        q = cf - plane[at, f, None] * nf                      # projection on the plane
         poly = h.vertices[face]
-        inside = np.ones(len(c), bool)
-        edge_best, edge_y = np.full(len(c), np.inf), q.copy()
+        inside = np.ones(len(at), bool)
+        edge_best, edge_y = np.full(len(at), np.inf), q.copy()
         for a, b in zip(poly, np.roll(poly, -1, axis=0)):
             e = b - a
             inside &= np.cross(e, q - a) @ nf >= 0
-            t = np.clip((c - a) @ e / (e @ e), 0.0, 1.0)
+            t = np.clip((cf - a) @ e / (e @ e), 0.0, 1.0)
             z = a + t[:, None] * e
-            dz = np.einsum("ij,ij->i", c - z, c - z)
+            dz = np.einsum("ij,ij->i", cf - z, cf - z)
             closer = dz < edge_best
             edge_best[closer], edge_y[closer] = dz[closer], z[closer]
         cand = np.where(inside[:, None], q, edge_y)
-        dc = np.einsum("ij,ij->i", c - cand, c - cand)
-        take = above & (dc < best)
-        best[take], y[take] = dc[take], cand[take]
+        dc = np.einsum("ij,ij->i", cf - cand, cf - cand)
+        take = dc < best[at]
+        best[at[take]], y[at[take]] = dc[take], cand[take]
     out = np.isfinite(best)
     dist = np.where(out, np.sqrt(np.where(out, best, 0.0)), plane.max(axis=1))
     nrm = h.normals[np.argmax(plane, axis=1)].copy()
