@@ -12,9 +12,11 @@ import numpy as np
 
 from ..errors import InputError
 from . import kernels
+from .problem import shuffle_salt
 from ..laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
 
 NCODES = len(CODE_NAMES)
+SHUFFLES = (None, "solve", "sweep")
 
 
 @dataclass
@@ -38,8 +40,11 @@ class SolveReport:
 class GaussSeidel:
     """Gauss-Seidel with exact local solves.
 
-    tol: residual to reach; max_iter: sweep cap; omega: relaxation in (0, 2);
-    sweeps: if set, run exactly this many sweeps (no per-sweep residual);
+    tol: residual to reach; max_iter: sweep cap; omega: relaxation in (0, 2) (below 1 under-,
+    above 1 over-relaxation); sweeps: if set, run exactly this many sweeps (no per-sweep
+    residual); shuffle: None (the colour schedule's order), "solve" (one shuffled order per
+    solve) or "sweep" (a new one every sweep), each colour's rows ordered by a hash of their
+    global keys, `seed` and the sweep, so the same on any number of ranks (Problem.sweep);
     local: the local solver, one of LOCAL_SOLVERS: "projection" (projected fixed point),
     "quartic" (take-off, stick, quartic slide), "newton" (local Alart-Curnier Newton) or "auto"
     (take-off, stick, slide by the slip angle, then quartic, Newton, projection as fallbacks).
@@ -48,7 +53,8 @@ class GaussSeidel:
     name = "gauss-seidel"
     event_names = ()                 # no solver events: every sweep is the same algorithm
 
-    def __init__(self, tol=1e-8, max_iter=1000, omega=1.0, sweeps=None, local="auto"):
+    def __init__(self, tol=1e-8, max_iter=1000, omega=1.0, sweeps=None, local="auto",
+                 shuffle=None, seed=0):
         if not (tol > 0 and np.isfinite(tol)):
             raise InputError(f"GaussSeidel: tol must be a finite number > 0, got {tol}")
         if int(max_iter) < 1:
@@ -60,6 +66,11 @@ class GaussSeidel:
         if local not in LOCAL_SOLVERS:
             raise InputError(f"GaussSeidel: unknown local solver {local!r}: choose one of "
                              f"{', '.join(LOCAL_SOLVERS)}")
+        if shuffle not in SHUFFLES:
+            raise InputError(f"GaussSeidel: shuffle must be one of {SHUFFLES}, got {shuffle!r}")
+        if not (isinstance(seed, (int, np.integer)) and 0 <= seed < 2 ** 63):
+            raise InputError(f"GaussSeidel: seed must be an integer >= 0, got {seed!r}")
+        self.shuffle, self.seed = shuffle, int(seed)
         self.local = local
         self.method = LOCAL_SOLVERS.index(local)
         self.tol, self.max_iter, self.omega = float(tol), int(max_iter), float(omega)
@@ -70,8 +81,16 @@ class GaussSeidel:
         Through the bodies, du starts consistent with R (sync) and ends so; with the same
         colours, 1 and P ranks produce the same iterates bit for bit. Returns a SolveReport."""
         problem.sync(R)
-        return self._iterate(lambda counts: problem.sweep(R, counts, self.omega, self.method),
-                             lambda: problem.residual(R))
+        if self.shuffle is None:
+            return self._iterate(lambda counts: problem.sweep(R, counts, self.omega, self.method),
+                                 lambda: problem.residual(R))
+        done = [0]
+
+        def sweep(counts):
+            k = done[0] if self.shuffle == "sweep" else 0
+            done[0] += 1
+            problem.sweep(R, counts, self.omega, self.method, shuffle_salt(self.seed, k))
+        return self._iterate(sweep, lambda: problem.residual(R))
 
     def _iterate(self, sweep, residual):
         """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps.

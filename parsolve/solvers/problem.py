@@ -26,6 +26,19 @@ class Problem:
         self.n = len(self.B)
         self.sums = sums
 
+    def shuffle_keys(self):
+        """One 64-bit key per row from its global identity (cached): a shuffled sweep orders
+        the rows by a hash of these keys and a seed, never by their local index."""
+        if getattr(self, "_shuffle_keys", None) is None:
+            self._shuffle_keys = self._row_keys()
+        return self._shuffle_keys
+
+    def _cached(self, salt, make):
+        """The shuffled order of `salt`, made once (a solve shuffled once reuses it)."""
+        if getattr(self, "_shuffled", (None,))[0] != salt:
+            self._shuffled = (salt, make())
+        return self._shuffled[1]
+
     # -- makers ------------------------------------------------------------------------------
     @classmethod
     def rows(cls, indptr, indices, blocks, diag, B, kind, param, order=None):
@@ -62,10 +75,16 @@ class _Rows(Problem):
     def sync(self, R):
         """Nothing to bring up to date: W R is applied from R itself."""
 
-    def sweep(self, R, counts, omega=1.0, method=0):
+    def sweep(self, R, counts, omega=1.0, method=0, salt=None):
+        """One sweep in `order`, or (salt: a uint64) in the order of the rows' hashes."""
+        order = self.order if salt is None else self._cached(
+            salt, lambda: shuffled(self.order, self.shuffle_keys(), salt))
         return kernels.gauss_seidel_sweep(self.indptr, self.indices, self.blocks, self.diag,
-                                          self.B, self.kind, self.param, R, self.order,
+                                          self.B, self.kind, self.param, R, order,
                                           omega, counts, method)
+
+    def _row_keys(self):
+        return _mix(np.arange(self.n, dtype=np.uint64))
 
     def residual(self, R):
         return kernels.delassus_residual(self.indptr, self.indices, self.blocks, self.B,
@@ -98,11 +117,54 @@ class _Coupled(Problem):
         self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
                                                              order))
 
-    def sweep(self, R, counts, omega=1.0, method=0):
+    def sweep(self, R, counts, omega=1.0, method=0, salt=None):
+        """One sweep in the schedule's order, or (salt: a uint64) with the colours in the order
+        of their hashes and each colour's rows in the order of theirs, its boundary and
+        interior parts apart: every rank visits the colours alike, rows of one cell keep one
+        relative order on any number of ranks, rows of different cells of one colour share no
+        body, so the iterates stay those of one rank bit for bit."""
         ld = self.ld
-        self.schedule.visit(lambda order: kernels.body_gauss_seidel_sweep(
-            *self._inc, ld.H, ld.K, ld.Wdiag, self.B, self.kind, self.param, R, self.du, order,
-            omega, counts, method))
+
+        def relax(order):
+            kernels.body_gauss_seidel_sweep(*self._inc, ld.H, ld.K, ld.Wdiag, self.B, self.kind,
+                                            self.param, R, self.du, order, omega, counts,
+                                            method)
+        if salt is None:
+            self.schedule.visit(relax)
+            return
+        s = self.schedule
+        keys = self.shuffle_keys()
+        colours, sequence = self._cached(salt, lambda: (
+            [np.concatenate([shuffled(o[:k], keys, salt), shuffled(o[k:], keys, salt)])
+             for o, k in zip(s.colours, s.boundary)],
+            shuffled(np.arange(len(s.colours)), np.arange(len(s.colours), dtype=np.uint64),
+                     salt)))
+        for c in sequence:                   # the colours in a shuffled sequence, each with
+            k = s.boundary[c]                # its own exchange (as ColourSchedule.visit)
+            if k:
+                relax(colours[c][:k])
+            if s._start is not None:
+                s._start(c)
+            if k < len(colours[c]):
+                relax(colours[c][k:])
+            if s._finish is not None:
+                s._finish(c)
+
+    def _row_keys(self):
+        """A row's key from the global ids of its bodies (smaller, larger; -1 for one body):
+        rows between the same bodies tie, and a stable sort keeps their key order."""
+        ptr, body = self.ld.inc_ptr, self.ld.inc_body
+        gid = np.asarray(self.ld._gid, np.int64)[body]
+        count = np.diff(ptr)
+        lo = np.full(self.n, -1, np.int64)
+        hi = np.full(self.n, -1, np.int64)
+        has = count > 0
+        if has.any():
+            start = ptr[:-1][has]
+            lo[has] = np.minimum.reduceat(gid, start)
+            hi[has] = np.maximum.reduceat(gid, start)
+        hi[count < 2] = -1
+        return _mix(_mix(lo.astype(np.uint64) + np.uint64(1)) + hi.astype(np.uint64))
 
     def residual(self, R):
         kernels.body_residual(*self._inc, self.ld.H, self.B, self.kind, self.param, R, self.du,
@@ -120,6 +182,31 @@ class _Coupled(Problem):
                     (indptr, indices, blocks))
         W, first = self._operator()
         return W, first, block_csr(W)
+
+
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _mix(x):
+    """SplitMix64's finaliser on a uint64 array (wrapping arithmetic)."""
+    x = np.asarray(x, np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _M1
+        x = (x ^ (x >> np.uint64(27))) * _M2
+    return x ^ (x >> np.uint64(31))
+
+
+def shuffle_salt(seed, sweep):
+    """The uint64 that orders sweep `sweep` of a solve shuffled with `seed`."""
+    return _mix(_mix(np.uint64(seed)) + np.uint64(sweep))[()]
+
+
+def shuffled(order, keys, salt):
+    """`order` sorted by the hashes of its rows' keys with `salt` (stable: equal keys keep
+    their order)."""
+    if len(order) < 2:
+        return order
+    return order[np.argsort(_mix(keys[order] ^ salt), kind="stable")]
 
 
 def block_csr(W):
