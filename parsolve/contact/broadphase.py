@@ -79,8 +79,8 @@ def _reach(x, radius, margin, big, small, firsts, seconds, extents=None):
     reach = half[big] + radius[small].max() + margin
     lo = np.floor((x[big] - reach) / size).astype(np.int64)
     hi = np.floor((x[big] + reach) / size).astype(np.int64)
-    extent = int((hi - lo).max()) + 1
-    for off in np.ndindex(extent, extent, extent):
+    extent = (hi - lo).max(axis=0) + 1                       # cells per axis (a box's)
+    for off in np.ndindex(*(int(e) for e in extent)):
         cell = lo + np.array(off, np.int64)
         inside = (cell <= hi).all(axis=1)
         nk = cell_hash(cell[inside])
