@@ -33,13 +33,15 @@ class MovingObstacles:
 
     def wall_velocity(self, rows, t):
         """(n, 3): each row's obstacle velocity at t in the row's local frame (zero for rows
-        without a moving obstacle), or None when no row has one."""
-        if not len(self) or not len(rows):
-            return None
-        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0))
-        if not len(hit):
+        without a moving obstacle), or None when no row has one. Every signal is evaluated
+        on every rank, rows or not: a callable that fails, fails everywhere at once."""
+        if not len(self):
             return None
         v = {int(k): m["velocity"](t) for k, m in zip(self.index, self.specs)}
+        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0)) \
+            if len(rows) else []
+        if not len(hit):
+            return None
         world = np.array([v[int(k)] for k in rows.obstacle[hit]])
         out = np.zeros((len(rows), 3))
         out[hit] = np.einsum("nij,nj->ni", rows.frame[hit], world)
@@ -54,21 +56,23 @@ class TimeLoads:
     def __len__(self):
         return len(self.specs)
 
-    def _held(self, held, upto):
-        for k, s in enumerate(self.specs):
+    def _held(self, held, upto, t):
+        """(row, force, torque) of each load on a held body; every signal is evaluated on
+        every rank (a callable that fails, fails everywhere at once)."""
+        values = [(s["force"](t), s["torque"](t)) for s in self.specs]
+        for (f, T), s in zip(values, self.specs):
             for r in np.flatnonzero(held.gid[:upto] == s["body"]):
-                yield r, s
+                yield r, f, T
 
     def apply(self, held, t_mid, h, v_free, w_free, Jinv):
         """Add h M^-1 (F(t_mid), T(t_mid)) to the held bodies' free velocities (in place)."""
-        for r, s in self._held(held, len(held)):
-            v_free[r] += h * s["force"](t_mid) / held.mass[r]
-            w_free[r] += h * Jinv[r] @ s["torque"](t_mid)
+        for r, f, T in self._held(held, len(held), t_mid):
+            v_free[r] += h * f / held.mass[r]
+            w_free[r] += h * Jinv[r] @ T
 
     def work(self, owned, x0, w0, t_mid, h):
         """Per owned body: the time loads' work over the step, F . dx + h T . (w0 + w) / 2."""
         out = np.zeros(owned.n_owned)
-        for r, s in self._held(owned, owned.n_owned):
-            out[r] += s["force"](t_mid) @ (owned.x[r] - x0[r]) \
-                + 0.5 * h * s["torque"](t_mid) @ (w0[r] + owned.w[r])
+        for r, f, T in self._held(owned, owned.n_owned, t_mid):
+            out[r] += f @ (owned.x[r] - x0[r]) + 0.5 * h * T @ (w0[r] + owned.w[r])
         return out

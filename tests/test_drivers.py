@@ -248,3 +248,32 @@ def test_moving_obstacles_restart_on_another_rank_count_bit_for_bit(tmp_path):
     from test_restart import assert_restart_continues
 
     assert_restart_continues(tmp_path, DRIVEN)
+
+
+FAILING = """
+import parsolve as ps
+m = ps.Model()
+m.surface("a", "a", friction=0.3)
+m.half_space((0, 0, 0), (0, 0, 1), "a", name="floor")
+for i in range(20):
+    m.sphere((0.11 * i, 0, 0.05), 0.05, "a", density=1000, id=i)
+def valve(t):
+    if t > 0.005:
+        raise ValueError("valve force table ends")
+    return (0, 0, 1.0)
+m.load(19, force=valve)
+m.run(0.02, 1e-3, output="res.h5", progress=0)
+"""
+
+
+def test_a_failing_signal_is_named_on_every_rank(tmp_path):
+    """A time load's callable that raises mid-run, on a body one rank holds: every rank
+    evaluates the signals, so every rank stops with the same named error (exit 2), none
+    waits in a collective."""
+    from test_restart import run
+
+    (tmp_path / "model.py").write_text(FAILING)
+    out = run(tmp_path, 2, timeout=120)
+    assert out.returncode == 2, out.stdout[-2000:] + out.stderr[-2000:]
+    text = out.stdout + out.stderr
+    assert "error (all ranks): load on body 19: force: the callable raised at t = 0.0055" in text
