@@ -83,3 +83,19 @@ def test_bad_options_are_refused():
                           ({"seed": 1.5}, "seed"), ({"omega": 2.0}, "omega")):
         with pytest.raises(InputError, match=word):
             ps.GaussSeidel(**options)
+
+
+def test_auto_takes_the_hybrid_for_tight_tolerances_and_over_relaxes_otherwise(column):
+    from parsolve.solvers import AUTO_OMEGA, TIGHT, make_solver
+    from parsolve.solvers.newton import Hybrid
+
+    tight, loose = make_solver("auto", tol=TIGHT), make_solver("auto", tol=10 * TIGHT)
+    assert isinstance(tight, Hybrid) and tight.tol == TIGHT
+    assert isinstance(loose, ps.GaussSeidel) and loose.omega == AUTO_OMEGA
+    # either reaches its tolerance on the column, at the one solution
+    ref, _, _ = solve(ps.GaussSeidel(tol=1e-12, max_iter=100_000), column)
+    for s in (make_solver("auto", tol=1e-10, max_iter=100_000),
+              make_solver("auto", tol=1e-5, max_iter=100_000)):
+        R, rep, _ = solve(s, column)
+        assert rep.converged and rep.residual <= s.tol
+        np.testing.assert_allclose(R, ref, rtol=0, atol=1e3 * s.tol * np.abs(ref).max())
