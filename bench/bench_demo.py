@@ -1,6 +1,6 @@
 """Time per step and the phase split of the demo (examples/pour.py's scene).
 
-    python bench/bench_demo.py [--spheres 3000] [--duration 0.3]
+    python bench/bench_demo.py [--spheres 400] [--duration 0.5] [-- pour.py options]
 
 Writes bench/results/demo.json: seconds per step, per 1000 particles, particle updates per
 second (PUpS = particles x steps / time) and the seconds of each phase.
@@ -19,8 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--spheres", type=int, default=3000)
-    ap.add_argument("--duration", type=float, default=0.3)
+    ap.add_argument("--spheres", type=int, default=400)
+    ap.add_argument("--duration", type=float, default=0.5)
     args = ap.parse_args()
     import h5py
 
