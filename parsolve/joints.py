@@ -89,6 +89,12 @@ class Joints:
         projection's, and a velocity that also corrects would pump energy into the motion)."""
         if not len(self):
             return Interactions.empty(), (0.0, "")
+        # every rank evaluates every prescribed signal, rows or not: a callable that fails
+        # stops all ranks with one named error
+        signal = {j: self.specs[j]["value"](t + h) if self.specs[j]["signal"] != "acceleration"
+                  else self.specs[j]["value"].integral(t + h)
+                  for j in np.flatnonzero(self.type == "prescribe")
+                  if types is None or "prescribe" in types}
         index = {int(g): k for k, g in enumerate(held.gid)}
         ia = np.array([index.get(int(g), -1) for g in self.a])
         ib = np.array([index.get(int(g), -1) if g >= 0 else -1 for g in self.b])
@@ -134,7 +140,8 @@ class Joints:
             elif kind_j == "rigid_link":
                 shift[k, 0] = (dist[k] - self.L0[j]) / h
             elif kind_j == "prescribe":
-                shift[k, 0] = -self._velocity(j, t, h, (pa[k] - self.specs[j]["point"]) @ normal)
+                shift[k, 0] = -self._velocity(j, signal[j], h,
+                                              (pa[k] - self.specs[j]["point"]) @ normal)
         if not drift:
             shift[np.isin(types, POSITIONAL)] = 0.0
         param[:, 1:4] = shift
@@ -159,18 +166,14 @@ class Joints:
                             frame=frame, kind=kind, param=param)
         return rows, stretch
 
-    def _velocity(self, j, t, h, moved):
-        """The prescribed velocity of joint j at the step's end, from its signal: the velocity
-        spline; the displacement's, that ends the step at disp(t + h) from the point's
-        displacement `moved` at the half step (x(t+h) = x(t+h/2) + h/2 U: no lag, no drift);
-        or the acceleration integrated from 0."""
-        s = self.specs[j]
-        v = s["value"]
-        if s["signal"] == "velocity":
-            return v(t + h)
-        if s["signal"] == "displacement":
-            return 2.0 * (v(t + h) - moved) / h
-        return v.integral(t + h)
+    def _velocity(self, j, value, h, moved):
+        """The prescribed velocity of joint j at the step's end from its signal's `value` at
+        t + h: the velocity spline's; the displacement's, that ends the step at disp(t + h)
+        from the point's displacement `moved` at the half step (x(t+h) = x(t+h/2) + h/2 U:
+        no lag, no drift); or the acceleration's integral from 0."""
+        if self.specs[j]["signal"] == "displacement":
+            return 2.0 * (value - moved) / h
+        return value
 
     def check_reach(self, stretch, half_cell, comm):
         """Collective: a joint whose bodies moved farther than half a cell from its row's
