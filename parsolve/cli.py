@@ -42,7 +42,9 @@ def main(argv=None):
     fcs = fc.add_subparsers(dest="fclib_command", required=True)
     solve = fcs.add_parser("solve", help="solve it; print one JSON line")
     solve.add_argument("file")
-    solve.add_argument("--solver", default="gs", help="gs, newton or hybrid")
+    solve.add_argument("--solver", default="gs",
+                       help="gs, newton, hybrid or auto (the Hybrid for tol <= 1e-6, "
+                            "else Gauss-Seidel with omega 1.5)")
     solve.add_argument("--local", default="auto", help="projection, quartic, newton or auto")
     solve.add_argument("--tol", type=float, default=1e-8)
     solve.add_argument("--max-iter", type=int, default=1000)
