@@ -11,12 +11,12 @@ import os
 import sys
 import time
 
-import numpy as np
-
 import parsolve as ps
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import common  # noqa: E402
+from pour import pour  # noqa: E402  (the demo's scene)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--spheres", type=int, default=3000)
@@ -28,22 +28,8 @@ ap.add_argument("--base", default="gs")
 args = ap.parse_args()
 at = {int(s) for s in args.at.split(",")}
 
-r = 0.005
-box = np.array([0.12, 0.12, 0.5])
-model = ps.Model(gravity=(0.0, 0.0, -9.81))
-model.surface("glass", "glass", friction=0.4, restitution=0.2)
-model.surface("glass", "steel", friction=0.3, restitution=0.2)
-model.box_walls((0, 0, 0), box, material="steel")
-spacing = 2.5 * r
-nx = int((box[0] - 2 * r) // spacing)
-rng = np.random.default_rng(7)
-k = np.arange(args.spheres)
-centres = np.stack([r + spacing * (0.5 + k % nx), r + spacing * (0.5 + (k // nx) % nx),
-                    2 * r + spacing * (k // (nx * nx))], axis=1)
-centres += rng.uniform(-0.2, 0.2, (args.spheres, 3)) * r
-velocities = rng.normal(0.0, 0.05, (args.spheres, 3))
-model.spheres(centres, radii=r * rng.uniform(0.9, 1.0, args.spheres), density=2500,
-              material="glass", velocities=velocities)
+model = pour(args.spheres)
+
 
 def candidates():
     from parsolve.solvers.newton import Hybrid, SemismoothNewton
@@ -53,7 +39,8 @@ def candidates():
         c[f"gs-w{w}"] = ps.GaussSeidel(tol=t, max_iter=3000, omega=w)
     try:
         c["gs-shuffle"] = ps.GaussSeidel(tol=t, max_iter=3000, shuffle="sweep", seed=1)
-        c["gs-shuffle-w1.4"] = ps.GaussSeidel(tol=t, max_iter=3000, shuffle="sweep", seed=1, omega=1.4)
+        c["gs-shuffle-w1.4"] = ps.GaussSeidel(tol=t, max_iter=3000, shuffle="sweep", seed=1,
+                                              omega=1.4)
     except TypeError:
         pass
     c["hybrid"] = Hybrid(tol=t, max_iter=3000)

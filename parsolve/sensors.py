@@ -12,8 +12,9 @@ the sampled state (a dict of those arrays for the sensor's bodies, sorted by id,
 returning one value or a row per body. Pair quantities: force (the mean contact force on the
 pair's first body over the step, summed over its contact points in key order) and points
 (their count). Joint quantities: force (the mean reaction on the joint's first body over the
-step, world frame; a name given to `guide` selects its joints, one row each). Every `every` steps, each rank contributes only the rows asked for, and rank 0
-gathers them: the cost does not grow with the model.
+step, world frame; a name given to `guide` selects its joints, one row each). Every `every`
+steps, each rank contributes only the rows asked for, and rank 0 gathers them: the cost does
+not grow with the model.
 
 /sensors/NAME/step, time: one entry per sample; /sensors/NAME/<quantity>: (samples, rows, k);
 the group's attrs "bodies" (ids) or "pairs" (JSON) name the rows.

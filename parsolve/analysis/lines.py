@@ -6,8 +6,8 @@ is dl = d . (u_a(c) - u_b(c)) (screws.py has the twist convention). A contact is
 unilateral line along its normal (from B to A), so dl > 0 separates. `key` (source, k1, k2)
 orders lines independently of the ranks; `label` names a line in reports and errors.
 
-Joints feed their lines in through `line_source` (joint_lines.py): a function (model, held) -> ConstraintLines
-giving the bilateral lines of the joints this rank is responsible for, made with the
+Joints feed their lines in through `line_source` (joint_lines.py): a function
+(model, held) -> ConstraintLines giving the bilateral lines of the joints this rank is responsible for, made with the
 exact-constraint sets below (`ball`, `hinge`, `slider`, `cylinder`, `lead_screw`, `fixed`,
 Blanding's patterns) and `ConstraintLines.between`.
 """
