@@ -167,9 +167,12 @@ class RCBPartition:
             up = cells[at >= 0, axis[n]] >= cut[n]
             node[at >= 0] = np.where(up, self.right[n], self.left[n])
         if gain is not None:
+            # float on every rank: numpy's bincount of no cells is int64 even with weights,
+            # and a rank without bodies would reduce ints against the others' doubles
             loads = np.concatenate([np.bincount(self._descend(cells, c, a), weights=w,
                                                 minlength=self.size)
-                                    for c, a in ((self.cut, self.axis), (cut, axis))])
+                                    for c, a in ((self.cut, self.axis), (cut, axis))]
+                                   ).astype(float)
             total = np.empty_like(loads)
             comm.Allreduce(loads, total, op=MPI.SUM)              # integers: exact
             now, new = _max_over_avg(total[:self.size]), _max_over_avg(total[self.size:])

@@ -281,3 +281,20 @@ def test_boxes_one_cell_thin_in_several_axes_still_give_the_serial_trajectory():
     lo, hi = sim.domain.part.lo, sim.domain.part.hi
     width = np.minimum(hi, 12) - np.maximum(lo, 0)           # within the bed's 12 x 12 cells
     assert (width.min(axis=1) == 1).sum() >= min(WORLD.size - 1, 3), (lo, hi)
+
+
+def test_a_rank_without_bodies_takes_the_same_balance_decision():
+    """RCB balance with gain: a rank holding no body once reduced numpy's int64 bincount of
+    nothing against the others' doubles and alone decided to move the cuts (the shear box
+    hung at 4 ranks). Every rank now returns the same decision and the same cuts."""
+    from parsolve.parallel.partition import RCBPartition
+
+    part = RCBPartition(WORLD.size, cell=1.0)
+    rng = np.random.default_rng(WORLD.rank)
+    pts = rng.uniform(0, 8, (40, 3)) if WORLD.rank == 0 else np.zeros((0, 3))
+    moved = part.balance(WORLD, pts, gain=0.5)
+    assert len(set(WORLD.allgather(moved))) == 1
+    assert len(set(WORLD.allgather(part.key()))) == 1
+    pts = pts[:0] if WORLD.rank == 0 else rng.uniform(0, 8, (10, 3))
+    moved = part.balance(WORLD, pts, gain=0.5)
+    assert len(set(WORLD.allgather(moved))) == 1
