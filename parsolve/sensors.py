@@ -97,6 +97,7 @@ class Sensor:
                 self._index += hit
                 self._names += [joint_names[k] for k in hit]
             self._index = np.array(self._index, np.int64)
+            self._row_of = {int(-1 - j): r for r, j in enumerate(self._index)}   # by k2
             return
         if self.pairs is None:
             return
@@ -124,9 +125,8 @@ class Sensor:
                     "contact_torque": np.einsum("nij,nj->ni", mine.inertia_world(),
                                                 du[at, 3:]) / h}
         if self.joints is not None:                    # a joint's row has k2 = -1 - index
-            where = {int(-1 - j): r for r, j in enumerate(self._index)}
-            c = np.flatnonzero(np.isin(contacts.k2, list(where)))
-            p = np.array([where[int(k)] for k in contacts.k2[c]], np.int64)
+            c = np.flatnonzero(np.isin(contacts.k2, list(self._row_of)))
+            p = np.array([self._row_of[int(k)] for k in contacts.k2[c]], np.int64)
             force = np.einsum("kji,kj->ki", contacts.frame[c], contacts.R[c]) / h
             return {"pair": p.astype(np.int64), "k2": contacts.k2[c], "force": force}
         code = contacts.k2 // FEATURES
