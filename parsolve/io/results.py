@@ -36,6 +36,12 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step),
                          status (0 open, 1 sticking, 2 sliding)
+  /frames/NNNNNN/polygons/  one cell per contact pair (models with polyhedral bodies):
+                         vertices (the pair's points ordered around their centre),
+                         topology (XDMF Mixed: 3 polygon, 2 line, 1 vertex; count; point ids),
+                         per pair k1, b (A's id, B's code: k2 // 64), force (total on A, world
+                         frame), normal, normal_force (force . normal), tangential_force,
+                         points (their number); see contact_polygons
 An XDMF index (NAME.xdmf, io/xdmf.py) beside the file opens the frames in ParaView.
 
 How it survives a crash. A file open for writing when a rank is killed is unreadable, so the
@@ -57,6 +63,7 @@ import os
 import numpy as np
 
 from .. import laws
+from ..interactions import FEATURES
 from .. import faults
 from .. import shapes
 from ..dynamics.rotation import quat_to_matrix
@@ -172,6 +179,8 @@ class ResultsWriter:
         self._rows(gc, "normal", contacts.frame[:, 0, :])
         self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
         self._rows(gc, "status", laws.status(contacts.kind, contacts.param, contacts.R))
+        if self.contact_polygons:
+            self._contact_polygons(g.create_group("polygons"), contacts)
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
         faults.point("frame", int(step), self.comm.rank)
@@ -252,6 +261,7 @@ class ResultsWriter:
                 gx.create_dataset("obstacle", data=rows)
                 gx.create_dataset("material", data=obst.material[rows])
         self.polyhedra = self.comm.sum(int(np.sum(bodies.shape[:n] == shapes.POLYHEDRON))) > 0
+        self.contact_polygons = self.polyhedra     # multi-point pairs: polygons per pair
         rows = np.flatnonzero(obst.shape == shapes.POLYHEDRON)
         if len(rows):                              # every rank writes the same: rank 0's
             pts, topo, owner = shapes.polyhedron.polygons(obst, rows,
@@ -273,6 +283,48 @@ class ResultsWriter:
         self._rows(group, "topology", topo)
         for name in fields:
             self._rows(group, name, getattr(placed, name)[rows][owner])
+
+    def _contact_polygons(self, group, contacts):
+        """One cell per contact pair (its contact rows, k2 >= 0, grouped by (k1, k2 // 64)):
+        the pair's points ordered around their centre in the plane of the pair's normal, with
+        the pair's total force on A and its parts (see contact_polygons). A pair whose points
+        lie on several ranks is written by the lowest of them, which receives the others'
+        rows: every rank learns the others' pair keys (16 bytes a pair) once per frame."""
+        rows = np.flatnonzero(contacts.k2 >= 0)
+        pair = np.stack([contacts.k1[rows], contacts.k2[rows] // FEATURES], axis=1)
+        point, normal = contacts.point[rows], contacts.frame[rows, 0, :]
+        force = np.einsum("kji,kj->ki", contacts.frame[rows], contacts.R[rows]) / self.h
+        k2 = contacts.k2[rows]
+        if self.comm.size > 1:
+            mine = np.unique(pair, axis=0)
+            held = self.comm.allgather(mine)
+            everywhere = np.concatenate(held)
+            keys, count = np.unique(everywhere, axis=0, return_counts=True)
+            shared = keys[count > 1]
+            if self.comm.sum(len(shared)):
+                out = _member(pair, shared)
+                sent = self.comm.allgather((pair[out], k2[out], point[out], normal[out],
+                                            force[out]))
+                # the lowest rank holding a shared pair writes it
+                lowest = np.full(len(shared), self.comm.size)
+                for r in range(self.comm.size - 1, -1, -1):
+                    lowest[_member(shared, held[r])] = r
+                keep = ~out
+                mine_shared = shared[lowest == self.comm.rank]
+                parts = [(pair[keep], k2[keep], point[keep], normal[keep], force[keep])]
+                for s in sent:
+                    sel = _member(s[0], mine_shared)
+                    parts.append(tuple(a[sel] for a in s))
+                pair, k2, point, normal, force = (np.concatenate(c) for c in zip(*parts))
+        cells = contact_polygons(pair, k2, point, normal, force)
+        first, _ = self.comm.offset(len(cells["vertices"]))
+        topo = cells["topology"].copy()
+        topo[cells["ids"]] += first
+        self._rows(group, "vertices", cells["vertices"])
+        self._rows(group, "topology", topo)
+        for name in ("k1", "b", "force", "normal", "normal_force", "tangential_force",
+                     "points"):
+            self._rows(group, name, cells[name])
 
     def _cells(self, group, shape, vertices):
         """A group of this rank's cells of `shape` (every rank writes its rows): vertices
@@ -351,6 +403,69 @@ class ResultsWriter:
                                                    f"/frames/{local:06d}")
         os.replace(tmp, self.path)
         write_xdmf(self.path)
+
+
+def _member(rows, table):
+    """Which rows (n, 2) of int64 appear among the rows of `table` (m, 2)."""
+    if len(rows) == 0 or len(table) == 0:
+        return np.zeros(len(rows), bool)
+    both = np.concatenate([table, rows])
+    _, inverse = np.unique(both, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    return np.isin(inverse[len(table):], inverse[:len(table)])
+
+
+def contact_polygons(pair, k2, point, normal, force):
+    """The contact pairs of contact rows as cells: rows grouped by `pair` (k1, B's code),
+    each pair's points (in order of k2 within the pair) ordered by their angle about their
+    centre in the plane normal to the pair's normal n (the sum of its rows' normals, made
+    unit). A pair of 3 points or more is a polygon, of 2 a line, of 1 a vertex (XDMF Mixed
+    types 3, 2 and 1: [type, count, point ids...]). Per pair: force (the total force on A,
+    world frame), normal n, normal_force (force . n, > 0 pushing A off B), tangential_force
+    (force minus its normal part) and points (their number); k1 and b (k2 // 64) name it.
+    The same rows give the same cells bit for bit, in any order and on any rank count."""
+    o = np.lexsort((k2, pair[:, 1], pair[:, 0]))
+    pair, point, normal, force = pair[o], point[o], normal[o], force[o]
+    n_rows = len(pair)
+    new = np.ones(n_rows, bool)
+    new[1:] = (pair[1:] != pair[:-1]).any(axis=1)
+    start = np.flatnonzero(new)
+    count = np.diff(np.append(start, n_rows))
+    pid = np.cumsum(new) - 1
+    npairs = len(start)
+    total = np.zeros((npairs, 3))
+    nsum = np.zeros((npairs, 3))
+    centre = np.zeros((npairs, 3))
+    for k in range(3):              # sums in row order: the same on every rank count
+        total[:, k] = np.add.reduceat(force[:, k], start) if npairs else 0.0
+        nsum[:, k] = np.add.reduceat(normal[:, k], start) if npairs else 0.0
+        centre[:, k] = np.add.reduceat(point[:, k], start) / count if npairs else 0.0
+    n = nsum / np.maximum(np.linalg.norm(nsum, axis=1), 1e-300)[:, None]
+    # a plane basis per pair: t1 across the normal's smallest component
+    e = np.zeros((npairs, 3))
+    e[np.arange(npairs), np.argmin(np.abs(n), axis=1)] = 1.0
+    t1 = np.cross(n, e)
+    t1 /= np.maximum(np.linalg.norm(t1, axis=1), 1e-300)[:, None]
+    t2 = np.cross(n, t1)
+    d = point - centre[pid]
+    angle = np.arctan2(np.einsum("ij,ij->i", d, t2[pid]), np.einsum("ij,ij->i", d, t1[pid]))
+    order = np.lexsort((np.arange(n_rows), angle, pid))
+    vertices = point[order]
+    types = np.where(count >= 3, 3, count)
+    head = np.concatenate([[0], np.cumsum(count + 2)[:-1]]) if npairs else np.zeros(0, int)
+    topology = np.zeros(int((count + 2).sum()), np.int64)
+    topology[head] = types
+    topology[head + 1] = count
+    ids = np.ones(len(topology), bool)
+    ids[head] = ids[head + 1] = False
+    topology[ids] = np.arange(n_rows)
+    normal_force = np.einsum("ij,ij->i", total, n)
+    return {"vertices": vertices, "topology": topology, "ids": ids,
+            "k1": pair[start, 0] if npairs else np.zeros(0, np.int64),
+            "b": pair[start, 1] if npairs else np.zeros(0, np.int64),
+            "force": total, "normal": n, "normal_force": normal_force,
+            "tangential_force": total - normal_force[:, None] * n,
+            "points": count.astype(np.int64)}
 
 
 def _box_half(placed, n):

@@ -9,6 +9,11 @@ Temporal collections:
              angular_velocity, orientation;
   "contacts" points: force (world frame), normal, R (local, normal first), gap, status
              (0 open, 1 sticking, 2 sliding);
+  "contact_polygons" one cell per contact pair (polygon of its points, a line for 2, a vertex
+             for 1), with cell data force (the pair's total on A, world frame), normal,
+             normal_force (force . normal), tangential_force, points (their number), k1, b
+             (the pair: A's id, B's code as in the contact keys); only when the model has
+             polyhedral bodies (every pair of the run then, of any shapes);
   "polyhedra" convex polyhedra drawn by their faces (XDMF Mixed polygons: a closed surface
              per block), with per-face data id, material, velocity, angular_velocity;
   "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra:
@@ -44,6 +49,13 @@ CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
                       ("R", "R", "Vector", "Float", 8, 3), ("gap", "gap", "Scalar", "Float", 8, 1),
                       ("status", "status", "Scalar", "Char", 1, 1))
 
+POLYGON_CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
+                              ("normal", "normal", "Vector", "Float", 8, 3),
+                              ("normal_force", "normal_force", "Scalar", "Float", 8, 1),
+                              ("tangential_force", "tangential_force", "Vector", "Float", 8, 3),
+                              ("points", "points", "Scalar", "Int", 8, 1),
+                              ("k1", "k1", "Scalar", "Int", 8, 1), ("b", "b", "Scalar", "Int", 8, 1))
+
 
 def write_xdmf(results_path, xdmf_path=None):
     from .results import _h5py
@@ -52,7 +64,7 @@ def write_xdmf(results_path, xdmf_path=None):
     xdmf_path = xdmf_path or os.path.splitext(results_path)[0] + ".xdmf"
     ref = os.path.relpath(results_path, os.path.dirname(os.path.abspath(xdmf_path)))
     grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES}, "polyhedra": [],
-             "contacts": [], "obstacles": []}
+             "contacts": [], "contact_polygons": [], "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
         fixed = [s for s in CELL_SHAPES if f"model/obstacles/{s.CELLS['group']}" in f]
@@ -91,6 +103,10 @@ def write_xdmf(results_path, xdmf_path=None):
                     f"contacts {k}", t, "Polyvertex", nc, None,
                     _item(ref, f"{path}/contacts/point", (nc, 3)),
                     _attributes(ref, g, f"{path}/contacts", nc, CONTACT_ATTRIBUTES, "Node")))
+            if "polygons" in g and g["polygons/points"].shape[0]:
+                grids["contact_polygons"].append(_polygons(
+                    f"contact polygons {k}", t, ref, g, f"{path}/polygons",
+                    POLYGON_CONTACT_ATTRIBUTES))
     parts = ['<?xml version="1.0" ?>', '<Xdmf Version="3.0">', " <Domain>"]
     for name, items in grids.items():
         if items:
