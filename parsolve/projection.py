@@ -26,7 +26,6 @@ from .assembly import LocalDynamics
 from .dynamics.rotation import rotate_spatial
 from .interactions import Interactions
 from .joints import POSITIONAL
-from .parallel.colouring import cells_of, colours_of, sweep_order
 from .solvers import GaussSeidel, Problem
 
 
@@ -41,10 +40,11 @@ class Projection:
         self.threshold = threshold
         self.solver = GaussSeidel(tol=tol, max_iter=max_iter)
 
-    def apply(self, b, contacts, U_end, joints, t, h, inv_mass, cell, domain, comm,
+    def apply(self, b, contacts, U_end, joints, t, h, inv_mass, own, domain, comm,
               threshold, detect, moving):
         """Correct the held bodies b (positions at t + h, in place). contacts: the step's rows
-        with U_end their velocities at t + h; threshold: self.threshold's default;
+        with U_end their velocities at t + h; own(rows): the rows this rank owns in sweep
+        order, the colours and the cells (Stepper._own); threshold: self.threshold's default;
         detect(extra): the contacts at b's positions within the step's margin + extra;
         moving(rows): rows without those between two driven sides. Returns (sweeps,
         residual, the largest violation before, over all ranks)."""
@@ -59,11 +59,7 @@ class Projection:
         # the contacts at the end positions (exact gaps) within twice the worst violation: a
         # correction that large reaches pairs the step's margin did not see (pushing two
         # voussoirs apart closes the joints beyond them)
-        rows = Interactions.concat([detect(2.0 * worst), joint_rows])
-        rows = rows.take(np.flatnonzero(domain.owns(rows.point)))
-        cells = cells_of(rows.point, cell)
-        order, colours = sweep_order(colours_of(cells), rows.k1, rows.k2)
-        rows, cells = rows.take(order), cells[order]
+        rows, colours, cells = own(Interactions.concat([detect(2.0 * worst), joint_rows]))
         n = len(rows)
         joint = rows.k2 < 0
         violation = np.zeros((n, 3))

@@ -23,7 +23,7 @@ from .contact import detect
 from .errors import InputError, everywhere
 from .model.checks import positive
 from .parallel import Comm
-from .parallel.colouring import cells_of, colours_of, sweep_order
+from .parallel.colouring import Levels
 from .parallel.domain import Domain
 from .parallel.operators import distributed_delassus
 from .interactions import Interactions
@@ -109,12 +109,32 @@ class Stepper:
                                      self.comm)
         self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach,
                         2.0 * self.connectors.max_reach) + self.margin
+        # the colouring's cells, from the largest (self.cell) down to the smallest bodies'
+        self.levels = Levels(self.cell, rmin + 0.5 * self.margin)
+        linked = np.concatenate([self.joints.a, self.joints.b, self.connectors.a,
+                                 self.connectors.b]).astype(np.int64)
+        linked = np.unique(linked[linked >= 0])            # bodies with joints or connectors
+        top, finest, margin = self.cell, self.levels.finest, self.margin
+        one = self.levels.nlevels == 1
+
+        def reach(gid, radius):
+            """Cells of the partition beyond a body's own where the cells deciding its rows'
+            owners may lie (from its position at the step's start): with one level the
+            rows' points, within its diameter plus the margin (the joints' whole cell);
+            with several a coarse row's owner is its cell's centre, up to a top cell away,
+            plus the body's travel."""
+            if one:
+                r = np.where(np.isin(gid, linked), top, 2.0 * radius + margin)
+                return np.ceil(r / finest).astype(np.int64)
+            return np.ceil((top + 2.0 * radius + margin) / finest).astype(np.int64) + 1
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
                                        np.full(3, -np.inf), "max")
         axis = int(np.argmax(hi - lo))
-        self.domain = Domain(self.comm, self.cell, axis, balance_tolerance, balance)
+        self.domain = Domain(self.comm, finest, axis, balance_tolerance, balance,
+                             reach=reach, row_reach=1 if one else
+                             (1 << (self.levels.nlevels - 2)) + 1)
         self.owned = self.domain.setup(local)
         self.kinematics = Kinematics(self.model.__dict__.get("kinematics", ()))
         if len(self.kinematics):
@@ -168,10 +188,7 @@ class Stepper:
             self.connectors.check_reach(stretch, 0.5 * self.cell, self.comm)
             contacts = Interactions.concat([contacts, rows])
         contacts = self._moving(contacts, b)             # no row between two driven sides
-        contacts = contacts.take(np.nonzero(dom.owns(contacts.point))[0])
-        cells = cells_of(contacts.point, self.cell)
-        order, colours = sweep_order(colours_of(cells), contacts.k1, contacts.k2)
-        contacts, cells = contacts.take(order), cells[order]   # stored in sweep order
+        contacts, colours, cells = self._own(contacts, b)      # stored in sweep order
         contacts.warm_start(previous)
         if len(self.connectors):                      # their law's (a, g, c) from the state
             with (self.comm.collective() if self.connectors.user.any()
@@ -215,7 +232,8 @@ class Stepper:
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
             projected = self.projection.apply(
-                b, contacts, U_after, self.joints, self.time, h, inv_mass, self.cell, dom,
+                b, contacts, U_after, self.joints, self.time, h, inv_mass,
+                lambda rows: self._own(rows, b), dom,
                 self.comm, 1e-4 * self.rmin,
                 lambda extra: self._moving(self._detect(b, self.margin + extra,
                                                         self.time + h), b),
@@ -276,6 +294,15 @@ class Stepper:
         moving obstacles where they are at time t."""
         return detect(b, self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
                       margin)
+
+    def _own(self, rows, b):
+        """(rows, colours, cells): the rows this rank owns (by the colouring's cells), in
+        sweep order, each colour's range and each row's cell (parallel.colouring.Levels)."""
+        cells = self.levels.row_cells(rows, b, self.margin)
+        mine = np.flatnonzero(self.domain.owns_cells(self.levels.anchor(cells)))
+        rows, cells = rows.take(mine), cells[mine]
+        order, colours = self.levels.order(cells, rows.k1, rows.k2)
+        return rows.take(order), colours, cells[order]
 
     def _moving(self, rows, b):
         """rows without those between two driven sides (kinematic bodies, space): nothing

@@ -1,16 +1,26 @@
-"""A deterministic colouring of the contacts for Gauss-Seidel: by the parity of their cell.
+"""A deterministic colouring of the rows for Gauss-Seidel: by the parity of their cell, on
+cells of several sizes.
 
-Space is cut into cubic cells of side at least the largest body diameter (plus the margin),
-from a fixed origin. A contact belongs to the cell that holds its point; its colour is the
-parity pattern of the cell's indices (8 colours). Two contacts of one colour in different
-cells are more than a cell apart, so no body touches both: within a colour, cells can be
-relaxed in any order or at once on different ranks. Inside a cell the contacts are visited in
-key order. Sweeping colours 0..7 in turn thus gives one Gauss-Seidel order that depends on
-the geometry and the global ids alone, never on the partition: 1 and P ranks iterate alike.
+Space is cut into cubic cells from a fixed origin, at levels l = 0, 1, ... of side top / 2^l
+(top: at least the largest body diameter plus the margin, and twice the joints' reach). A row
+(contact, joint, connector) has a reach: the largest, over its bodies, of the body's radius plus
+half the margin and of the distance from the row's point to the body's centre. It belongs to
+the finest level whose cell is at least twice its reach, and there to the cell that holds its
+point; its colour is 8 l plus the parity pattern of the cell's indices. Two rows of one colour
+in different cells are more than a cell apart, and each lies within half a cell of every body
+it touches, so no body touches both: within a colour, cells can be relaxed in any order or at
+once on different ranks. Small grains thus get small cells whatever the largest body, and a
+row with a large body (or a long joint) gets a cell as large as it needs. Inside a cell the
+rows are visited in key order, and all the rows of a cell belong to one rank (the one that
+owns the finest cell at its centre). Sweeping the colours in turn gives one Gauss-Seidel order that
+depends on the geometry and the global ids alone, never on the partition: 1 and P ranks
+iterate alike. With bodies of one size (within a factor 2) there is one level, the cells of
+the largest body: the colouring before levels.
 """
 import numpy as np
 
-NCOLOURS = 8
+NCOLOURS = 8                       # per level
+MAX_LEVELS = 8                     # cells down to top / 128; finer rows share the last level
 
 
 def cells_of(points, cell):
@@ -18,7 +28,7 @@ def cells_of(points, cell):
 
 
 def cell_ids(cells):
-    """One integer per row of cell indices (n, 3), equal exactly when the cells are equal."""
+    """One integer per row of cell indices (n, k), equal exactly when the rows are equal."""
     order = np.lexsort(cells.T)
     s = cells[order]
     new = np.ones(len(s), bool)
@@ -29,19 +39,78 @@ def cell_ids(cells):
 
 
 def colours_of(cells):
-    """The colour of each row of cell indices (n, 3): the parity pattern of the cell."""
-    c = cells & 1
-    return (c[:, 0] + 2 * c[:, 1] + 4 * c[:, 2]).astype(np.int64)
+    """The colour of each row of cell indices (n, 3), or (n, 4) with the level last: 8 l plus
+    the parity pattern of the cell."""
+    c = cells[:, :3] & 1
+    level = cells[:, 3] if cells.shape[1] > 3 else 0
+    return (c[:, 0] + 2 * c[:, 1] + 4 * c[:, 2] + NCOLOURS * level).astype(np.int64)
 
 
-def sweep_order(colour, k1, k2):
-    """(permutation, colours): the contacts sorted by (colour, key), which is the sweep order,
-    and for each colour the index range it occupies after the permutation. Storing contacts
+def sweep_order(colour, k1, k2, ncolours=NCOLOURS):
+    """(permutation, colours): the rows sorted by (colour, key), which is the sweep order,
+    and for each colour the index range it occupies after the permutation. Storing rows
     in this order lets every sweep stream through memory."""
     order = np.lexsort((k2, k1, colour))
-    bounds = np.searchsorted(colour[order], np.arange(NCOLOURS + 1))
+    bounds = np.searchsorted(colour[order], np.arange(ncolours + 1))
     return order, [np.arange(bounds[c], bounds[c + 1], dtype=np.int64)
-                   for c in range(NCOLOURS)]
+                   for c in range(ncolours)]
+
+
+class Levels:
+    """The cells of the colouring: level l has cells of side top / 2^l, l < nlevels.
+
+    top: the coarsest cell (at least twice every row's reach); smallest: the smallest reach a
+    row can have (the smallest body radius plus half the margin), which sets how many levels
+    there are. The finest cell, top / 2^(nlevels - 1), is also the partition's cell."""
+
+    def __init__(self, top, smallest):
+        self.top = float(top)
+        self.nlevels = int(self.level(np.array([float(smallest)]), MAX_LEVELS)[0]) + 1
+        self.ncolours = NCOLOURS * self.nlevels
+        self.finest = self.top / 2 ** (self.nlevels - 1)
+
+    def level(self, reach, nlevels=None):
+        """The finest level whose cell is at least twice each reach (0 for the coarsest)."""
+        nlevels = self.nlevels if nlevels is None else nlevels
+        level = np.zeros(len(reach), np.int64)
+        size = self.top
+        for k in range(1, nlevels):
+            size = 0.5 * size                     # exact: the cells of every rank agree
+            fits = 2.0 * reach <= size
+            if not fits.any():
+                break
+            level[fits] = k
+        return level
+
+    def cells(self, points, reach):
+        """Each row's cell indices and level, (n, 4)."""
+        level = self.level(reach)
+        size = self.top / 2.0 ** level
+        return np.hstack([np.floor(points / size[:, None]).astype(np.int64), level[:, None]])
+
+    def row_cells(self, rows, bodies, margin):
+        """The cell indices and level (n, 4) of `rows` (with body indices a, b into
+        `bodies`): each row's reach is the largest over its bodies of the radius plus half the
+        margin and of the distance from the row's point to the centre."""
+        reach = np.zeros(len(rows))
+        for side in (rows.a, rows.b):
+            has = side >= 0
+            i = side[has]
+            d = np.linalg.norm(rows.point[has] - bodies.x[i], axis=1)
+            reach[has] = np.maximum(reach[has], np.maximum(bodies.radius[i] + 0.5 * margin, d))
+        return self.cells(rows.point, reach)
+
+    def anchor(self, cells):
+        """The finest cell that decides the owner of each row: a row of the finest level is
+        owned with the cell of its point, a row of a coarser level with the finest cell at
+        its cell's centre, so that a coarse cell's rows (which may share bodies) are all
+        relaxed by one rank, in their key order."""
+        k = (self.nlevels - 1 - cells[:, 3])[:, None]
+        return cells[:, :3] * (1 << k) + ((1 << k) >> 1)
+
+    def order(self, cells, k1, k2):
+        """(permutation, colours): sweep_order of rows with these cells and keys."""
+        return sweep_order(colours_of(cells), k1, k2, self.ncolours)
 
 
 class ColourSchedule:

@@ -2,8 +2,10 @@
 
 Every rank owns the bodies whose centres lie in its subdomain, a box of whole cells cut by
 recursive coordinate bisection (partition.py), and holds read-only ghost copies of the bodies
-within one cell of its box: enough for every contact whose point lies in its box (the contacts
-it owns) to find both bodies. A body's holders (its owner and the ranks that keep a ghost)
+whose reach (a number of cells, from the body's size) meets its box: enough for every contact
+whose point lies in its box (the contacts it owns) to find both bodies. The cells are those of
+the smallest bodies, so one large body coarsens neither the cuts nor the ghost layer of the
+others. A body's holders (its owner and the ranks that keep a ghost)
 follow from its position and the cuts alone, so every rank computes the same holders for the
 same body. Copies are exact (bits are sent), and the Gauss-Seidel exchange (halo.py) sends
 new values, never increments, so all copies stay equal.
@@ -31,9 +33,12 @@ class Domain:
     PARTITION = ("rcb", "slab")
 
     def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
-                 min_steps=10, partition="rcb"):
-        """axis: the axis of the cuts when partition="slab" (slabs of whole cells, the
-        partition before RCB, kept for comparison); "rcb" cuts any axis."""
+                 min_steps=10, partition="rcb", reach=None, row_reach=1):
+        """cell: the side of the partition's cells; reach(gid, radius): how many cells beyond
+        a body's cell the rows it must be held for may lie, as integers (default 1: cells at
+        least a body diameter); row_reach: cells from a row's point to the cell that may own
+        it at the next step (default 1); axis: the axis of the cuts when partition="slab" (slabs of whole cells,
+        the partition before RCB, kept for comparison); "rcb" cuts any axis."""
         if balance not in self.BALANCE:
             raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
         if partition not in self.PARTITION:
@@ -42,6 +47,9 @@ class Domain:
         if not tolerance >= 1.0:
             raise InputError(f"balance_tolerance: {tolerance} (max/avg load) must be >= 1")
         self.comm = comm
+        self._reach = reach or (lambda gid, radius: np.ones(len(gid), np.int64))
+        self.reach = 1                    # the largest reach of a body, in cells, all ranks
+        self.row_reach = int(row_reach)   # cells from a row's point to its next owner's
         self.part = RCBPartition(comm.size, cell, (0, 1, 2) if partition == "rcb" else (axis,))
         self.tolerance = float(tolerance)
         self.balance = balance
@@ -88,16 +96,16 @@ class Domain:
         return out
 
     def _neighbours(self):
-        """Ranks whose box lies within two cells of this rank's box in every axis (itself
-        included), and the MPI distributed-graph communicator over them; rebuilt when the
-        cuts move.
+        """Ranks whose box lies within twice the largest reach of this rank's box in every
+        axis (itself included), and the MPI distributed-graph communicator over them; rebuilt
+        when the cuts move.
 
-        Two cells: a rank holds bodies up to one cell beyond its box (ghosts), and their
-        other holders hold them up to one cell beyond theirs; when a subdomain is thinner
-        than two cells, a ghost's du must reach the rank past it."""
+        Twice: a rank holds bodies up to their reach beyond its box (ghosts), and their
+        other holders hold them up to their reach beyond theirs; when a subdomain is thinner
+        than that, a ghost's du must reach the rank past it."""
         key = self.part.key()
         if getattr(self, "_graph_key", None) != key:
-            self._ranks = self.part.neighbours(self.comm.rank)
+            self._ranks = self.part.neighbours(self.comm.rank, 2 * self.reach)
             if getattr(self, "_graph", None) is not None:
                 self._graph.Free()
             nb = [int(x) for x in self._ranks]
@@ -118,6 +126,9 @@ class Domain:
     # -- ownership -----------------------------------------------------------------------------
     def setup(self, bodies):
         """From any initial split of the bodies (each on one rank) to the owners' boxes."""
+        if self.comm.size > 1:
+            self.reach = self.comm.max(int(self._reach(bodies.gid, bodies.radius).max(
+                initial=1)))
         self.part.balance(self.comm.mpi, bodies.x)
         self._units, self._window[:] = None, 0.0
         return self.migrate(bodies, check_balance=False)
@@ -187,14 +198,15 @@ class Domain:
         self._row_bytes = (type(owned).row_bytes(), self._row_bytes[1])
         if self.comm.size == 1:
             return owned
-        idx, dest = self.part.holders(owned.x[:n])
+        idx, dest = self.part.holders(owned.x[:n], self._reach(owned.gid[:n],
+                                                               owned.radius[:n]))
         keep = dest != self.comm.rank
         ghosts = self.route_table(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = type(owned)(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([a[:n], getattr(ghosts, f)])
             for f, a in owned.columns(owned.PERSISTENT).items()})
         # every holder of a body computes the same holder ranks from the same position
-        self._holders = self.part.holders(held.x)
+        self._holders = self.part.holders(held.x, self._reach(held.gid, held.radius))
         self._owners = self.part.owner(held.x)
         self._held = (n, len(ghosts))
         return held
@@ -209,7 +221,7 @@ class Domain:
         if contacts is None or self.comm.size == 1:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
-        idx, dest = self.part.holders(contacts.point)
+        idx, dest = self.part.holders(contacts.point, np.full(len(contacts), self.row_reach))
         return self.route_table(contacts, idx, dest, neighbours=near)
 
     def scatter_contacts(self, contacts):
@@ -229,6 +241,12 @@ class Domain:
 
     def owns(self, points):
         return self.part.owner(points) == self.comm.rank
+
+    def owns_cells(self, cells):
+        """Whether this rank owns each row of partition cell indices (n, 3)."""
+        if self.comm.size == 1:
+            return np.ones(len(cells), bool)
+        return self.part.owner_of_cells(cells) == self.comm.rank
 
     # -- the sweep's exchanges -----------------------------------------------------------------
     def schedule(self, held, inc_body, con, colours, cells, du):

@@ -93,6 +93,10 @@ class RCBPartition:
         """The rank owning each point (the rank of the box holding its cell)."""
         return self._descend(self.cells(points))
 
+    def owner_of_cells(self, cells):
+        """The rank owning each row of cell indices (n, 3)."""
+        return self._descend(np.asarray(cells, np.int64).reshape(-1, 3))
+
     def _descend(self, cells, cut=None, axis=None):
         """The leaf rank of each row of cell indices, under the given (or current) cuts."""
         cut = self.cut if cut is None else cut
@@ -106,11 +110,14 @@ class RCBPartition:
             rows = rows[axis[node[rows]] >= 0]
         return self.leaf_rank[node]
 
-    def holders(self, points):
-        """(row, rank) for every rank whose box, grown by one cell, holds the cell of each
-        point (its owner included): rows in order, each row's ranks ascending. Computed from
-        the point and the cuts alone, so every rank finds the same holders of a body."""
+    def holders(self, points, reach=None):
+        """(row, rank) for every rank whose box, grown by reach[k] cells (default 1), holds the
+        cell of point k (its owner included): rows in order, each row's ranks ascending.
+        Computed from the point, its reach and the cuts alone, so every rank finds the same
+        holders of a body."""
         cells = self.cells(points)
+        reach = np.ones(len(cells), np.int64) if reach is None else \
+            np.asarray(reach, np.int64)
         rows = np.arange(len(cells))
         node = np.zeros(len(cells), np.int64)
         done_rows, done_nodes = [rows[:0]], [node[:0]]
@@ -120,8 +127,9 @@ class RCBPartition:
             done_nodes.append(node[~inner])
             rows, node = rows[inner], node[inner]
             v = cells[rows, self.axis[node]]
-            down = v - 1 < self.cut[node]             # the range [v - 1, v + 1] meets each side
-            up = v + 1 >= self.cut[node]
+            k = reach[rows]
+            down = v - k < self.cut[node]             # the range [v - k, v + k] meets each side
+            up = v + k >= self.cut[node]
             rows = np.concatenate([rows[down], rows[up]])
             node = np.concatenate([self.left[node[down]], self.right[node[up]]])
         rows, rank = np.concatenate(done_rows), self.leaf_rank[np.concatenate(done_nodes)]

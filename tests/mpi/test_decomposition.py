@@ -298,3 +298,46 @@ def test_a_rank_without_bodies_takes_the_same_balance_decision():
     pts = pts[:0] if WORLD.rank == 0 else rng.uniform(0, 8, (10, 3))
     moved = part.balance(WORLD, pts, gain=0.5)
     assert len(set(WORLD.allgather(moved))) == 1
+
+
+def polydisperse_bed(seed=5):
+    """Grains of 1 mm on a floor with a few bodies 20 times larger on and in them (spheres
+    and a box) and a large fixed block: five cell levels, a partition of the grains' cells."""
+    m = ps.Model(gravity=(2.0, 0.0, -9.81))
+    m.surface("g", "g", friction=0.5)
+    m.surface("g", "f", friction=0.5)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    m.box((0.075, 0.01, 0.02), (0.01, 0.03, 0.02), "f", fixed=True, name="block")
+    k = np.arange(30 * 10 * 2)
+    x = 0.001 + 0.002 * np.stack([k % 30, (k // 30) % 10, k // 300], axis=1)
+    rng = np.random.default_rng(seed)
+    m.spheres(x, 0.00099, "g", density=2000, velocities=rng.normal(0, 0.2, (len(k), 3)))
+    m.spheres([(0.012, 0.01, 0.0245), (0.048, 0.012, 0.0245)], 0.02, "g", density=2000,
+              velocities=[(0.1, 0, -0.2), (-0.1, 0.05, -0.2)])
+    m.box((0.03, 0.01, 0.0145), (0.008, 0.006, 0.01), "g", density=2000,
+          orientation=((0, 0, 1), 0.3), velocity=(0.0, 0.0, -0.1))
+    return m
+
+
+def test_a_polydisperse_bed_with_a_fixed_block_runs_as_in_serial():
+    """Size ratio 20: the colouring has a level per halving of the cell, the partition cuts the
+    grains' cells (not the large bodies'), the large bodies are ghosts on every rank they
+    reach; the trajectory is the serial one."""
+    sim = same_as_serial(polydisperse_bed, 12)
+    assert sim.levels.nlevels == 5
+    assert sim.domain.part.cell == sim.levels.finest < sim.cell / 10
+    assert sim.domain.reach > 1
+    levels = sim.levels.level(np.array([0.00099 + 0.5 * sim.margin, 0.02]))
+    assert levels.tolist() == [4, 0]
+
+
+def test_large_bodies_across_subdomains_one_grain_cell_thin_run_as_in_serial():
+    """Cuts one grain cell apart under the large spheres: each large sphere's rows lie on
+    several ranks, which all hold it, and its du crosses the thin subdomains."""
+    bounds = 4 + np.arange(WORLD.size - 1)
+
+    def slabs(part):
+        i = part.internal
+        return np.stack([0 * i, bounds[part.first[i] + part.count[i] // 2 - 1]], axis=1)
+
+    same_as_serial(polydisperse_bed, 8, slabs)
