@@ -2,7 +2,7 @@
 
     python bench/bench_polyhedra.py narrow [--pairs 20000]         # vs coal if importable
     [mpirun -n P] python bench/bench_polyhedra.py wall [--courses 100 --per 100 --steps 3]
-    python bench/bench_polyhedra.py bed [--spheres 100000 --blocks 100]
+    python bench/bench_polyhedra.py bed [--spheres 100000 --blocks 100 --repeats 5]
 
 narrow: pairs of 20-face polyhedra (icosahedra, one stretched) at random orientations and
 overlaps; pairs and contact points per second of the compiled kernel (and of its Python
@@ -14,7 +14,10 @@ bed: detection (broad and narrow phase, contacts with the floor) of a bed of sph
 layers) with large blocks standing on it side by side (pillars 1 x 1 x 5: a block's radius
 about 100 times a sphere's at 10^5 spheres and 100 blocks), against the spheres alone, and
 with --one-grid also on one grid of the largest body's cells (the broad phase before the
-levels: all the spheres in a few cells, O(N^2), out of memory at 10^5 spheres here).
+levels: all the spheres in a few cells, O(N^2), out of memory at 10^5 spheres here). The
+scenes are built once and detected alternately (A, B, A, B, ...; one warm-up each), so that a
+shared machine's drifting load falls on both alike: the median of the rounds' ratios and
+their spread (min, max).
 """
 import argparse
 import os
@@ -184,33 +187,49 @@ def bed(args):
               for i in range(nb) for j in range(nb)][:args.blocks]
     brick = np.array([(a, b, c) for a in (-half, half) for b in (-half, half)
                       for c in (-5 * half, 5 * half)])
-    out = {}
     from parsolve.contact import broadphase
 
     runs = [("spheres_alone", False, 4.0), ("with_blocks", True, 4.0)]
     if args.one_grid:                    # O(N^2) in the big cells: 10^5 spheres fill memory
         runs.append(("with_blocks_one_grid", True, np.inf))
+    scenes = {}
     for name, with_blocks, ratio in runs:
-        broadphase.LEVEL_RATIO = ratio
         m = ps.Model(gravity=(0, 0, -9.81))
         m.surface("g", "g", friction=0.5)
         m.half_space((0, 0, 0), (0, 0, 1), "g")
         m.spheres(x, r, "g", density=2500)
         if with_blocks:
             m.polyhedra(brick, blocks, "g", density=2500)
-        bodies = m.build()
-        mu, e = np.full((1, 1), 0.5), np.zeros((1, 1))
-        best = np.inf
-        for _ in range(3):
-            t0 = time.perf_counter()
-            c = detect(bodies, m.obstacles, mu, e, 1e-4)
-            best = min(best, time.perf_counter() - t0)
-        out[name] = {"seconds": best, "contacts": len(c), "bodies": len(bodies),
-                     "radius_ratio": float(bodies.radius.max() / bodies.radius.min())}
+        scenes[name] = (m.build(), m.obstacles, ratio)
+    mu, e = np.full((1, 1), 0.5), np.zeros((1, 1))
+
+    def once(name):
+        bodies, obstacles, ratio = scenes[name]
+        broadphase.LEVEL_RATIO = ratio
+        t0 = time.perf_counter()
+        c = detect(bodies, obstacles, mu, e, 1e-4)
+        return time.perf_counter() - t0, len(c)
+
+    for name in scenes:                  # the same warm-up for each
+        once(name)
+    # interleaved (A, B, A, B, ...): the shared machine's load drifts over both alike
+    seconds = {name: [] for name in scenes}
+    contacts = {}
+    for _ in range(args.repeats):
+        for name in scenes:
+            s, contacts[name] = once(name)
+            seconds[name].append(s)
     broadphase.LEVEL_RATIO = 4.0
+    out = {name: {"seconds": seconds[name], "median": float(np.median(seconds[name])),
+                  "contacts": contacts[name], "bodies": len(scenes[name][0]),
+                  "radius_ratio": float(scenes[name][0].radius.max() /
+                                        scenes[name][0].radius.min())} for name in scenes}
+    ratios = np.array(seconds["with_blocks"]) / np.array(seconds["spheres_alone"])
     common.write("polyhedra", common.metadata(
-        bench="bed", spheres=args.spheres, blocks=args.blocks, **out,
-        ratio=out["with_blocks"]["seconds"] / out["spheres_alone"]["seconds"]))
+        bench="bed", spheres=args.spheres, blocks=args.blocks, repeats=args.repeats, **out,
+        ratios=ratios.tolist(), ratio=float(np.median(ratios)),
+        ratio_spread=[float(ratios.min()), float(ratios.max())],
+        ratio_of_medians=out["with_blocks"]["median"] / out["spheres_alone"]["median"]))
 
 
 def main():
@@ -223,6 +242,7 @@ def main():
     ap.add_argument("--spheres", type=int, default=100000)
     ap.add_argument("--blocks", type=int, default=100)
     ap.add_argument("--one-grid", action="store_true")
+    ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     {"narrow": narrow, "wall": wall, "bed": bed}[args.which](args)
 

@@ -66,40 +66,48 @@ def _levels(x, radius, margin, extents=None):
 
 def _reach(x, radius, margin, big, small, firsts, seconds, extents=None):
     """Append the pairs (big body, smaller body) within reach: the smaller bodies hashed by
-    their centres on cells of half the big level's largest radius, each big body looking in
-    the block of cells its reach covers (a few per axis; its box's, given extents), each
-    candidate tested at once."""
-    size = 0.5 * radius[big].max()
-    keys = cell_hash(np.floor(x[small] / size).astype(np.int64))
-    order = np.argsort(keys, kind="stable")
-    skeys = keys[order]
+    their centres on cells of about half the big bodies' least reach per axis (their boxes'
+    half extents, given extents, else their radii), each big body looking in the block of
+    cells its reach covers (all blocks' cells at once), each candidate tested at once. Hash
+    collisions may repeat a pair: _levels makes the pairs unique."""
     half = np.full((len(x), 3), np.inf)          # per axis: the big bodies' boxes
     half[big] = radius[big][:, None] if extents is None else \
         np.minimum(extents(big), radius[big][:, None])
     reach = half[big] + radius[small].max() + margin
-    lo = np.floor((x[big] - reach) / size).astype(np.int64)
-    hi = np.floor((x[big] + reach) / size).astype(np.int64)
-    extent = (hi - lo).max(axis=0) + 1                       # cells per axis (a box's)
-    for off in np.ndindex(*(int(e) for e in extent)):
-        cell = lo + np.array(off, np.int64)
-        inside = (cell <= hi).all(axis=1)
-        nk = cell_hash(cell[inside])
-        rows = np.flatnonzero(inside)
-        a = np.searchsorted(skeys, nk, side="left")
-        b = np.searchsorted(skeys, nk, side="right")
-        count = np.maximum(b - a, 0)
-        total = int(count.sum())
-        if not total:
-            continue
-        r = np.repeat(rows, count)
-        offs = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-        i, j = big[r], small[order[np.repeat(a, count) + offs]]
-        d = x[i] - x[j]
-        near = np.einsum("ij,ij->i", d, d) <= (radius[i] + radius[j] + margin) ** 2
-        if extents is not None:                  # and the small sphere reaches the big box
-            near &= (np.abs(d) <= half[i] + (radius[j] + margin)[:, None]).all(axis=1)
-        firsts.append(i[near])
-        seconds.append(j[near])
+    lo_x, hi_x = x[big] - reach, x[big] + reach
+    size = np.maximum(0.5 * reach.min(axis=0), 2.0 * (radius[small].max() + margin))
+    while True:                                  # at most ~8 cells per smaller body looked at
+        lo = np.floor(lo_x / size).astype(np.int64)
+        span = np.floor(hi_x / size).astype(np.int64) - lo + 1
+        cells = np.prod(span, axis=1)
+        if cells.sum() <= 8 * len(small) + 64 * len(big):
+            break
+        size = size * 1.5
+    keys = cell_hash(np.floor(x[small] / size).astype(np.int64))
+    order = np.argsort(keys, kind="stable")
+    skeys = keys[order]
+    total = int(cells.sum())
+    owner = np.repeat(np.arange(len(big)), cells)
+    k = np.arange(total) - np.repeat(np.cumsum(cells) - cells, cells)
+    sp = span[owner]
+    iz = k % sp[:, 2]
+    k //= sp[:, 2]
+    cell = lo[owner] + np.stack([k // sp[:, 1], k % sp[:, 1], iz], axis=1)
+    nk = cell_hash(cell)
+    a = np.searchsorted(skeys, nk, side="left")
+    count = np.searchsorted(skeys, nk, side="right") - a
+    total = int(count.sum())
+    if not total:
+        return
+    r = np.repeat(owner, count)
+    offs = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    i, j = big[r], small[order[np.repeat(a, count) + offs]]
+    d = x[i] - x[j]
+    near = np.einsum("ij,ij->i", d, d) <= (radius[i] + radius[j] + margin) ** 2
+    if extents is not None:                      # and the small sphere reaches the big box
+        near &= (np.abs(d) <= half[i] + (radius[j] + margin)[:, None]).all(axis=1)
+    firsts.append(i[near])
+    seconds.append(j[near])
 
 
 def _one_grid(x, radius, margin):

@@ -380,9 +380,10 @@ def sphere_poly(A, s, B, p, margin):
         h = polyhedron.hull(int(key))
         # a face plane farther than radius + margin: no contact (the bounding sphere of a
         # flat block holds many spheres that are nowhere near it)
-        lower = (c[rows] @ h.normals.T - h.offsets).max(axis=1)
-        rows = rows[lower <= A.radius[s[rows]] + margin]
-        y, d, n = closest_points(h, c[rows])
+        plane = c[rows] @ h.normals.T - h.offsets
+        near = plane.max(axis=1) <= A.radius[s[rows]] + margin
+        rows = rows[near]
+        y, d, n = closest_points(h, c[rows], plane[near])
         nl[rows], dist[rows] = n, d
     keep = np.isfinite(dist)
     s, p, R, nl, dist = s[keep], p[keep], R[keep], nl[keep], dist[keep]
@@ -393,11 +394,13 @@ def sphere_poly(A, s, B, p, margin):
             "feature": np.zeros(len(s), np.int64), "normal": n_out, "point": pt, "gap": gap}
 
 
-def closest_points(h, c):
+def closest_points(h, c, plane=None):
     """For points c (n, 3) in hull h's frame: the nearest points y of the hull, the signed
     distances (< 0 inside: the depth below the nearest face) and the unit normals (c - y
-    outside, that face's normal inside)."""
-    plane = c @ h.normals.T - h.offsets                      # (n, nf)
+    outside, that face's normal inside). plane: c's heights over the face planes (n, nf)
+    if known. A point whose projection lies inside a face skips that face's edges."""
+    if plane is None:
+        plane = c @ h.normals.T - h.offsets                  # (n, nf)
     best = np.full(len(c), np.inf)
     y = c.copy()
     for f, face in enumerate(h.faces):
@@ -407,17 +410,23 @@ def closest_points(h, c):
         nf, cf = h.normals[f], c[at]
         q = cf - plane[at, f, None] * nf                      # projection on the plane
         poly = h.vertices[face]
+        ends = np.roll(poly, -1, axis=0)
         inside = np.ones(len(at), bool)
-        edge_best, edge_y = np.full(len(at), np.inf), q.copy()
-        for a, b in zip(poly, np.roll(poly, -1, axis=0)):
-            e = b - a
-            inside &= np.cross(e, q - a) @ nf >= 0
-            t = np.clip((cf - a) @ e / (e @ e), 0.0, 1.0)
-            z = a + t[:, None] * e
-            dz = np.einsum("ij,ij->i", cf - z, cf - z)
-            closer = dz < edge_best
-            edge_best[closer], edge_y[closer] = dz[closer], z[closer]
-        cand = np.where(inside[:, None], q, edge_y)
+        for a, b in zip(poly, ends):
+            inside &= np.cross(b - a, q - a) @ nf >= 0
+        cand = q.copy()
+        out = np.flatnonzero(~inside)
+        if len(out):                                     # the nearest point of the edges
+            co = cf[out]
+            edge_best, edge_y = np.full(len(out), np.inf), q[out]
+            for a, b in zip(poly, ends):
+                e = b - a
+                t = np.clip((co - a) @ e / (e @ e), 0.0, 1.0)
+                z = a + t[:, None] * e
+                dz = np.einsum("ij,ij->i", co - z, co - z)
+                closer = dz < edge_best
+                edge_best[closer], edge_y[closer] = dz[closer], z[closer]
+            cand[out] = edge_y
         dc = np.einsum("ij,ij->i", cf - cand, cf - cand)
         take = dc < best[at]
         best[at[take]], y[at[take]] = dc[take], cand[take]
