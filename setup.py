@@ -3,6 +3,7 @@
 Compiler directives are set once here. PARSOLVE_DEBUG_KERNELS=1 turns bounds checks back on.
 """
 import os
+import subprocess
 
 import numpy
 from Cython.Build import cythonize
@@ -40,15 +41,42 @@ def write_codes(source="parsolve/laws/codes.py", target="kernels/codes.pxd"):
 
 write_codes()
 
-extensions = [
-    Extension(
+
+
+def mpi_flags():
+    """(include dirs, library dirs, libraries) of the MPI that mpi4py was built with, from
+    `mpicc -showme` (Open MPI) or `mpicc -show` (MPICH); None without mpicc or mpi4py: the
+    parallel layer then keeps its pure-Python colour loop."""
+    try:
+        import mpi4py
+        out = subprocess.run(["mpicc", "-showme:compile"], capture_output=True, text=True)
+        link = subprocess.run(["mpicc", "-showme:link"], capture_output=True, text=True)
+        if out.returncode or link.returncode:
+            out = link = subprocess.run(["mpicc", "-show"], capture_output=True, text=True)
+            if out.returncode:
+                return None
+    except (ImportError, OSError):
+        return None
+    words = (out.stdout + " " + link.stdout).split()
+    inc = [w[2:] for w in words if w.startswith("-I")] + [mpi4py.get_include()]
+    return (inc, [w[2:] for w in words if w.startswith("-L")],
+            sorted({w[2:] for w in words if w.startswith("-l")}) or ["mpi"])
+
+
+def extension(name, inc=(), libdirs=(), libs=()):
+    return Extension(
         f"parsolve._kernels.{name}",
         [f"kernels/{name}.pyx"],
-        include_dirs=[numpy.get_include(), "kernels"],
+        include_dirs=[numpy.get_include(), "kernels", *inc],
+        library_dirs=list(libdirs), libraries=list(libs),
         extra_compile_args=["-O3"] if not DEBUG else ["-O0", "-g"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in MODULES
-]
+
+
+extensions = [extension(name) for name in MODULES]
+MPI = mpi_flags()
+if MPI is not None:                      # the parallel layer's compiled colour loop
+    extensions.append(extension("halo", *MPI))
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["kernels"]))

@@ -17,29 +17,7 @@ from libc.math cimport sqrt, fabs
 from codes cimport LOCAL_NCODES, METHOD_COUNT
 from law cimport law_solve, law_residual_sq
 from typedefs cimport index_t, kind_t
-
-
-cdef inline void relax(kind_t kind, const double* p, const double* W, const double* b,
-                       double* Ra, double omega, int method, index_t* counts, double* d,
-                       double* dmax, double* rmax) noexcept nogil:
-    """One relaxation of row a: its law's reaction r for u = W r + b (warm from Ra), counted by
-    outcome, then Ra <- (1 - omega) Ra + omega r, with d the change; track max |d|, max |r|."""
-    cdef int c
-    cdef double x
-    cdef double r[3]
-    r[0] = Ra[0]; r[1] = Ra[1]; r[2] = Ra[2]
-    counts[law_solve(kind, p, W, b, r, method)] += 1
-    for c in range(3):
-        if omega != 1.0:
-            r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
-        d[c] = r[c] - Ra[c]
-        x = fabs(d[c])
-        if x > dmax[0]:
-            dmax[0] = x
-        x = fabs(r[c])
-        if x > rmax[0]:
-            rmax[0] = x
-        Ra[c] = r[c]
+from body_sweep cimport relax, add_coupled, body_sweep_rows
 
 
 cdef check_sweep(index_t[::1] counts, int method, const kind_t[::1] kind,
@@ -114,24 +92,6 @@ def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
     return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
 
 
-cdef inline void add_coupled(Py_ssize_t a, const index_t* inc_ptr, const index_t* inc_body,
-                             const double* H, const double* du, double* u) noexcept nogil:
-    """u += H_a du: the velocity the current reactions give row a, through its bodies (H:
-    3 x 6 per incidence, du: 6 per body, row major)."""
-    cdef Py_ssize_t e, c, k
-    cdef const double* He
-    cdef const double* dj
-    cdef double x
-    for e in range(inc_ptr[a], inc_ptr[a + 1]):
-        He = H + 18 * e
-        dj = du + 6 * inc_body[e]
-        for c in range(3):
-            x = 0.0
-            for k in range(6):
-                x = x + He[6 * c + k] * dj[k]
-            u[c] += x
-
-
 def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                             const double[:, :, ::1] H, const double[:, :, ::1] K,
                             const double[:, :, ::1] Wdiag, const double[:, ::1] B,
@@ -142,15 +102,9 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
     """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|.
     (The loop reads raw pointers: with the laws' arrays added, memoryview slices no longer
     stayed in registers and the sweep lost 6 %.)"""
-    cdef Py_ssize_t n = order.shape[0], i, a, e, k, c
+    cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t width = param.shape[1]
-    cdef double b[3]
-    cdef double d[3]
     cdef double dmax = 0.0, rmax = 0.0
-    cdef const double* W
-    cdef const double* Ke
-    cdef double* dj
-    cdef double* Ra
     check_sweep(counts, method, kind, param, B)
     if n == 0:
         return 0.0
@@ -167,22 +121,8 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
     cdef const index_t* op = &order[0]
     cdef index_t* cp = &counts[0]
     with nogil:
-        for i in range(n):
-            a = op[i]
-            W = Wp + 9 * a
-            Ra = Rp + 3 * a
-            # the free velocity of row a with every other reaction applied
-            for c in range(3):
-                b[c] = Bp[3 * a + c] - (W[3 * c] * Ra[0] + W[3 * c + 1] * Ra[1]
-                                        + W[3 * c + 2] * Ra[2])
-            add_coupled(a, ip, ib, Hp, dup, b)
-            relax(kp[a], pp + width * a, W, b, Ra, omega, method, cp, d, &dmax, &rmax)
-            if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
-                for e in range(ip[a], ip[a + 1]):
-                    dj = dup + 6 * ib[e]
-                    Ke = Kp + 18 * e
-                    for k in range(6):
-                        dj[k] += Ke[3 * k] * d[0] + Ke[3 * k + 1] * d[1] + Ke[3 * k + 2] * d[2]
+        body_sweep_rows(ip, ib, Hp, Kp, Wp, Bp, kp, pp, width, Rp, dup, op, n, omega, cp,
+                        method, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0
 
 

@@ -124,11 +124,14 @@ class ColourSchedule:
     behind, overlap the interior part. Cells of one colour share no body and each cell keeps
     its key order, so the iterates are those of the serial order on any number of ranks."""
 
-    def __init__(self, colours, boundary=None, start=None, finish=None):
+    def __init__(self, colours, boundary=None, start=None, finish=None, loop=None):
+        """loop: a compiled sweep over these colours with the same exchanges (Halo.loop),
+        or None."""
         self.colours = colours
         self.boundary = [0] * len(colours) if boundary is None else boundary
         self._start = start
         self._finish = finish
+        self.loop = loop
 
     @classmethod
     def single(cls, n):

@@ -276,7 +276,8 @@ class Domain:
                                  self._account)
         self._step_arrays = (len(cells), len(con),
                              pair_row.nbytes + pair_rank.nbytes + halo.nbytes)
-        return ColourSchedule(colours, boundary, halo.begin, halo.end)
+        return ColourSchedule(colours, boundary, halo.begin, halo.end,
+                              halo.loop(colours, boundary))
 
     def _complete_sends(self, free=False):
         """Wait for the last sweep's sends before a collective; free=True (a new schedule

@@ -9,10 +9,16 @@ colour moves raw doubles by persistent point-to-point requests on the subdomain 
 begin(c) sends the rows after colour c's boundary part, end(c) takes the neighbours' rows;
 the interior part is relaxed in between, so the transfer overlaps work.
 """
+import os
 import time
 
 import numpy as np
 from mpi4py import MPI
+
+try:
+    from .._kernels.halo import ColourLoop as _ColourLoop
+except ImportError:                      # built without mpicc: the Python twin
+    _ColourLoop = None
 
 
 class Halo:
@@ -57,8 +63,11 @@ class Halo:
             recv_counts.append(np.array([len(g) for g in gids], np.int64))
         others = [(k, int(r)) for k, r in enumerate(ranks) if r != rank]
         self.send_idx, self.recv_idx = send_idx, recv_idx
-        self.sbuf = [np.empty((len(i), 6)) for i in send_idx]
-        self.rbuf = [np.empty((len(i), 6)) for i in recv_idx]
+        # one buffer each way, a view of it per colour (the compiled loop packs the whole)
+        self.send_ptr, self.sflat = _flat(send_idx)
+        self.recv_ptr, self.rflat = _flat(recv_idx)
+        self.sbuf = [self.sflat[a:b] for a, b in zip(self.send_ptr[:-1], self.send_ptr[1:])]
+        self.rbuf = [self.rflat[a:b] for a, b in zip(self.recv_ptr[:-1], self.recv_ptr[1:])]
 
         def requests(init, bufs, counts, c):
             off = np.concatenate([[0], np.cumsum(counts[c])])
@@ -68,7 +77,29 @@ class Halo:
                       for c in range(ncolours)]
         self.sends = [requests(graph.Send_init, self.sbuf, send_counts, c)
                       for c in range(ncolours)]
-        self.nbytes = sum(a.nbytes for a in (*send_idx, *recv_idx, *self.sbuf, *self.rbuf))
+        self.nbytes = sum(a.nbytes for a in (*send_idx, *recv_idx, self.sflat, self.rflat))
+
+    def loop(self, colours, boundary):
+        """The compiled colour loop (parsolve._kernels.halo.ColourLoop) over these colours'
+        rows with this halo's exchanges, as a function of the sweep kernel's arguments; None
+        when it is not built or PARSOLVE_COMPILED_HALO=0 (the Python twin: visit with begin
+        and end)."""
+        if _ColourLoop is None or os.environ.get("PARSOLVE_COMPILED_HALO", "1") == "0":
+            return None
+        ptr = np.concatenate([[0], np.cumsum([len(o) for o in colours])]).astype(np.int64)
+        order = np.concatenate(colours).astype(np.int64) if colours else np.zeros(0, np.int64)
+        loop = _ColourLoop(self.recvs, self.sends, self.send_ptr,
+                           np.concatenate(self.send_idx).astype(np.int64), self.sflat,
+                           self.recv_ptr, np.concatenate(self.recv_idx).astype(np.int64),
+                           self.rflat, ptr, np.asarray(boundary, np.int64), order)
+        self.nbytes += order.nbytes
+
+        def sweep(*args):
+            s0, b0 = loop.seconds, loop.nbytes
+            out = loop.sweep(*args)
+            self.account(loop.seconds - s0, int(loop.nbytes - b0))
+            return out
+        return sweep
 
     def begin(self, c):
         """Send the du rows colour c changed to the bodies' other holders."""
@@ -99,3 +130,9 @@ class Halo:
         for requests in self.sends + self.recvs:
             for r in requests:
                 r.Free()
+
+
+def _flat(index_lists):
+    """(offsets, one (total, 6) buffer) for per-colour row lists."""
+    ptr = np.concatenate([[0], np.cumsum([len(i) for i in index_lists])]).astype(np.int64)
+    return ptr, np.empty((int(ptr[-1]), 6))

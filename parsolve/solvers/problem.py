@@ -130,7 +130,11 @@ class _Coupled(Problem):
                                             self.param, R, self.du, order, omega, counts,
                                             method)
         if salt is None:
-            self.schedule.visit(relax)
+            if self.schedule.loop is not None:       # the same, colour loop compiled
+                self.schedule.loop(*self._inc, ld.H, ld.K, ld.Wdiag, self.B, self.kind,
+                                   self.param, R, self.du, omega, counts, method)
+            else:
+                self.schedule.visit(relax)
             return
         s = self.schedule
         keys = self.shuffle_keys()
