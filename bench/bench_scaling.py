@@ -38,9 +38,12 @@ def main():
                     help="the load the cuts are balanced by (Simulation's balance)")
     ap.add_argument("--balance-tolerance", type=float, default=1.1,
                     help="repartition when max/avg load exceeds it")
+    ap.add_argument("--boulders", type=float, default=0.0,
+                    help="this fraction of the bodies `--ratio` times larger (on the bed)")
+    ap.add_argument("--ratio", type=float, default=20.0)
     args = ap.parse_args()
     world = MPI.COMM_WORLD
-    model = scenes.hcp_bed(args.spheres)
+    model = scenes.hcp_bed(args.spheres, boulders=args.boulders, ratio=args.ratio)
     sim = Simulation(model, step=1e-5, solver=ps.GaussSeidel(sweeps=args.sweeps),
                      progress=0, quiet=True, verify_every=0, balance=args.balance,
                      balance_tolerance=args.balance_tolerance)
@@ -58,7 +61,7 @@ def main():
     phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
               for k, v in sim.phase.items()}
     memory = dom.memory()
-    local = np.array([sim.owned.n_owned, sim._ghosts, len(sim.contacts),
+    local = np.array([sim.owned.n_owned, memory["ghosts"], len(sim.contacts),
                       (dom.work_seconds - work0) / args.steps]
                      + [memory[k] for k in MEMORY], float)
     lo, hi, tot = (np.empty(len(local)) for _ in range(3))
@@ -70,7 +73,8 @@ def main():
         n, P = args.spheres, world.size
         contacts = rows[-1]["contacts"]
         rec = common.metadata(
-            ranks=P, problem="hcp-bed", kind=args.kind, bodies=n, contacts=int(contacts),
+            ranks=P, problem="hcp-bed", kind=args.kind, boulders=args.boulders,
+            ratio=args.ratio, bodies=n, contacts=int(contacts),
             bodies_per_rank=n / P, steps=args.steps, sweeps_per_step=args.sweeps,
             seconds_per_step=wall / args.steps,
             seconds_per_step_per_1000_particles_per_process=wall / args.steps / (n / P / 1000),

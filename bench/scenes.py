@@ -4,11 +4,16 @@ import numpy as np
 import parsolve as ps
 
 
-def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0):
+def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0, boulders=0.0,
+            ratio=20.0):
     """Spheres of radius r in hexagonal close packing, touching, on a floor inside walls.
 
     Gravity is tilted by tilt_deg in the x-z plane (as in pe's benchmark); walls replace pe's
-    periodic boundaries."""
+    periodic boundaries. boulders: that fraction of the n_target bodies are instead spheres
+    `ratio` times larger, on a square lattice over the bed, the lowest layer resting on it
+    (a polydisperse scene of the same count)."""
+    nb = int(round(boulders * n_target))
+    n_target -= nb
     nz = max(1, int(round((n_target / 1.3) ** (1 / 3))))
     nx = ny = max(2, int(np.ceil(np.sqrt(n_target / nz))))
     i, j, k = np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij")
@@ -23,7 +28,18 @@ def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0):
     model.surface("grain", "grain", friction=mu, restitution=0.0)
     model.surface("grain", "wall", friction=mu, restitution=0.0)
     hi = centres.max(axis=0) + r
-    model.box_walls((0.0, 0.0, 0.0), (hi[0] + 1e-12, hi[1] + 1e-12, hi[2] + 10 * r), "wall")
+    top = hi[2] + 10 * r
+    if nb:
+        R = ratio * r
+        pitch = 2.0 * R + 2.0 * r
+        nxb = max(1, int((hi[0] - 2 * r) // pitch))
+        nyb = max(1, int((hi[1] - 2 * r) // pitch))
+        k = np.arange(nb)
+        big = np.stack([R + r + pitch * (k % nxb), R + r + pitch * ((k // nxb) % nyb),
+                        hi[2] + R + pitch * (k // (nxb * nyb))], axis=1)
+        top = max(top, big[:, 2].max() + 2 * R)
+        model.spheres(big, R, "grain", density=density)
+    model.box_walls((0.0, 0.0, 0.0), (hi[0] + 1e-12, hi[1] + 1e-12, top), "wall")
     model.spheres(centres, r, "grain", density=density)
     return model
 
