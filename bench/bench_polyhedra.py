@@ -2,6 +2,7 @@
 
     python bench/bench_polyhedra.py narrow [--pairs 20000]         # vs coal if importable
     [mpirun -n P] python bench/bench_polyhedra.py wall [--courses 100 --per 100 --steps 3]
+    [mpirun -n P] python bench/bench_polyhedra.py bridge [--rings 60 --blocks-ring 60 --steps 3]
     python bench/bench_polyhedra.py bed [--spheres 100000 --blocks 100 --repeats 5]
 
 narrow: pairs of 20-face polyhedra (icosahedra, one stretched) at random orientations and
@@ -9,7 +10,10 @@ overlaps; pairs and contact points per second of the compiled kernel (and of its
 twin on a few), against coal's collide + contact patches on the same pairs (coal's
 `computeContactPatch`), with the largest difference of depth and normal where both touch.
 wall: a running-bond wall of courses x per bricks on a fixed base, seconds per step by phase
-(max over ranks) with 50 Gauss-Seidel sweeps per step.
+(max and mean over ranks) with 50 Gauss-Seidel sweeps per step.
+bridge: an arch bridge (model.bridge: a 10 m semicircular barrel vault 6 m wide of 60 rings of
+60 voussoirs, spandrel walls of 2 leaves of 0.2 x 0.1 x 0.1 m bricks up to a deck at 6.6 m:
+about 10,000 blocks), the same report.
 bed: detection (broad and narrow phase, contacts with the floor) of a bed of spheres (two
 layers) with large blocks standing on it side by side (pillars 1 x 1 x 5: a block's radius
 about 100 times a sphere's at 10^5 spheres and 100 blocks), against the spheres alone, and
@@ -139,20 +143,40 @@ def _coal(hs, t, ta, tb, xa, qa, qb, ours):
 
 
 def wall(args):
-    from mpi4py import MPI
-
-    from parsolve.simulation import Simulation
-
-    world = MPI.COMM_WORLD
     m = ps.Model(gravity=(0, 0, -9.81))
     m.surface("brick", "brick", friction=0.6, restitution=0.0)
     lx, ly, lz = 0.2, 0.1, 0.05
     m.half_space((0, 0, 0), (0, 0, 1), "brick")
     m.wall(length=args.per * lx, height=args.courses * lz, brick=(lx, ly, lz),
            material="brick", density=1800, gap=1e-5)
+    _phases(args, m, "wall", dict(courses=args.courses, per=args.per))
+
+
+def bridge(args):
+    """An arch bridge (model.bridge): a barrel vault of rings x blocks voussoirs, spandrel
+    walls of 2 leaves on both faces; seconds per step by phase like wall."""
+    m = ps.Model(gravity=(0, 0, -9.81))
+    m.surface("stone", "stone", friction=0.6, restitution=0.0)
+    m.bridge(span=args.span, thickness=0.5, width=args.width, blocks=args.blocks_ring,
+             rings=args.rings, deck=args.deck, brick=(0.2, 0.1, 0.1), material="stone",
+             density=2000, leaves=2)
+    _phases(args, m, "bridge", dict(span=args.span, width=args.width, rings=args.rings,
+                                    voussoirs_per_ring=args.blocks_ring, deck=args.deck))
+
+
+def _phases(args, m, name, extra):
+    """Steps of model m: seconds per step, by phase (the Simulation's timers, max over
+    ranks and mean over ranks), after one step not counted."""
+    from mpi4py import MPI
+
+    from parsolve.simulation import Simulation
+
+    world = MPI.COMM_WORLD
+    t0 = time.perf_counter()
     sim = Simulation(m, step=1e-3, solver=ps.GaussSeidel(sweeps=50), progress=0, quiet=True,
                      verify_every=0)
     sim.step()
+    first = time.perf_counter() - t0
     phase0 = dict(sim.phase)
     world.Barrier()
     t0 = time.perf_counter()
@@ -160,14 +184,18 @@ def wall(args):
         sim.step()
     world.Barrier()
     wall_s = (time.perf_counter() - t0) / args.steps
-    phases = {k: world.allreduce(v - phase0[k], op=MPI.MAX) / args.steps
-              for k, v in sim.phase.items()}
+    mine = {k: (v - phase0[k]) / args.steps for k, v in sim.phase.items()}
+    phases = {k: world.allreduce(v, op=MPI.MAX) for k, v in mine.items()}
+    mean = {k: world.allreduce(v, op=MPI.SUM) / world.size for k, v in mine.items()}
     contacts = world.allreduce(len(sim.contacts))
     bodies = world.allreduce(int(sim.owned.n_owned))
+    owned = world.gather(int(sim.owned.n_owned))
     if world.rank == 0:
         common.write("polyhedra", common.metadata(
-            ranks=world.size, bench="wall", bodies=bodies, contacts=contacts, steps=args.steps,
-            sweeps=50, seconds_per_step=wall_s, phase_seconds_per_step=phases))
+            ranks=world.size, bench=name, bodies=bodies, contacts=contacts, steps=args.steps,
+            sweeps=50, seconds_per_step=wall_s, phase_seconds_per_step=phases,
+            phase_seconds_per_step_mean=mean, bodies_per_rank=owned,
+            setup_and_first_step_seconds=first, **extra))
 
 
 def bed(args):
@@ -234,7 +262,12 @@ def bed(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("which", choices=("narrow", "wall", "bed"))
+    ap.add_argument("which", choices=("narrow", "wall", "bridge", "bed"))
+    ap.add_argument("--span", type=float, default=10.0)
+    ap.add_argument("--width", type=float, default=6.0)
+    ap.add_argument("--rings", type=int, default=60)
+    ap.add_argument("--blocks-ring", type=int, default=60)
+    ap.add_argument("--deck", type=float, default=6.6)
     ap.add_argument("--pairs", type=int, default=20000)
     ap.add_argument("--courses", type=int, default=100)
     ap.add_argument("--per", type=int, default=100)
@@ -244,7 +277,7 @@ def main():
     ap.add_argument("--one-grid", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    {"narrow": narrow, "wall": wall, "bed": bed}[args.which](args)
+    {"narrow": narrow, "wall": wall, "bridge": bridge, "bed": bed}[args.which](args)
 
 
 if __name__ == "__main__":

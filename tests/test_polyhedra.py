@@ -402,3 +402,34 @@ def test_masonry_generators_make_the_blocks_they_describe():
     b = m.build()
     assert len(ids) == 3 * 5 + 3 * 6                      # courses of 5 and of 4 + two halves
     assert b.mass.sum() == pytest.approx(1.0 * 0.3 * 0.1, rel=1e-12)   # the wall's volume
+
+
+def test_a_bridge_has_its_vault_and_spandrel_walls_without_overlaps():
+    """model.bridge: a bonded barrel vault on two fixed abutments and spandrel walls whose
+    bricks over the arch are cut along its extrados: no block overlaps another or an
+    abutment, and the walls fill the spandrels (between the extrados' inscribed polygon and
+    the circle it approximates, less the left-out slivers)."""
+    from parsolve.contact.detect import detect
+
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("s", "s", friction=0.6)
+    R, t, W, n, rings, deck, (lx, ly, lz) = 1.0, 0.25, 0.8, 12, 4, 1.6, (0.2, 0.1, 0.1)
+    with pytest.raises(InputError, match="deck"):
+        m.bridge(span=2 * R, thickness=t, width=W, blocks=n, rings=rings, deck=1.2,
+                 brick=(lx, ly, lz), material="s", density=1.0)
+    ids = m.bridge(span=2 * R, thickness=t, width=W, blocks=n, rings=rings, deck=deck,
+                   brick=(lx, ly, lz), material="s", density=1.0, leaves=2)
+    b = m.build()
+    assert len(m.obstacles) == 2 and len(b) == len(ids)
+    voussoirs = rings * n + rings // 2                       # odd rings: two halves more
+    trapezoid = lambda a: 0.5 * np.sin(a) * ((R + t) ** 2 - R ** 2)  # noqa: E731
+    d = np.pi / n
+    ring = W / rings * (n * trapezoid(d) + (n - 1) * trapezoid(d) + 2 * trapezoid(d / 2)) / 2
+    assert b.mass[:voussoirs].sum() == pytest.approx(rings * ring, rel=1e-10)  # 1e-12 m corners
+    c = detect(b, m.obstacles, np.full((1, 1), 0.6), np.zeros((1, 1)), 1e-6)
+    assert c.gap.min() > -1e-9                                # nothing overlaps
+    end, H = R + t + t, int(deck / lz) * lz
+    walls = b.mass[voussoirs:].sum() / (2 * 2 * ly)           # per unit of wall thickness
+    under_polygon = 0.5 * n * (R + t) ** 2 * np.sin(np.pi / n)
+    assert walls <= 2 * end * H - under_polygon
+    assert walls >= 0.95 * (2 * end * H - np.pi / 2 * (R + t) ** 2)

@@ -5,6 +5,7 @@
     model.arch(span=2.0, thickness=0.2, depth=0.5, blocks=21, material="stone", density=2400)
     model.wall(length=3.0, height=1.0, brick=(0.2, 0.1, 0.05), material="stone", density=1800)
     model.vault(span=2.0, thickness=0.15, length=1.0, blocks=15, rings=4, ...)
+    model.bridge(span=10.0, thickness=0.5, width=6.0, blocks=50, rings=30, deck=6.0, ...)
 
 A polyhedron is given by its vertices (the convex hull) or vertices and faces; its mass, centre
 and inertia are those of the uniform solid (shapes/polyhedron.py). Blocks placed from one
@@ -228,3 +229,110 @@ class MasonryCommands:
                        (staggered if r % 2 else full))]
             ids += self._ring(joints, t, depth, material, density, abutments, None)
         return ids
+
+    def bridge(self, span, thickness, width, blocks, rings, deck, brick, material, density,
+               leaves=1, extend=None, gap=0.0, origin=(0, 0, 0)):
+        """A masonry arch bridge: a barrel vault (`rings` semicircular rings of `blocks`
+        voussoirs, bonded, across `width` along y) with spandrel walls on both faces, `leaves`
+        bricks thick, in running bond from the springings up to the deck level `deck` (above
+        the springings), `extend` beyond the extrados' springings (default the thickness),
+        on two fixed abutments whose tops (z = 0) carry the springings and the walls' ends.
+        A wall brick over the arch is the part of its course's brick above the face ring's
+        extrados: its bottom is the chord of the extrados over the brick, raised to clear
+        the extrados' corners between (a gap of at most that chord's sagitta); a part less
+        than a quarter of a brick is left out. `gap`: between courses. Returns the ids
+        (voussoirs, then the walls' bricks)."""
+        Rr = float(positive("bridge: span", span)) / 2
+        t = float(positive("bridge: thickness", thickness))
+        W = float(positive("bridge: width", width))
+        lx, ly, lz = positive("bridge: brick", brick, (3,))
+        deck = float(positive("bridge: deck", deck))
+        leaves = int(leaves)
+        o = finite("bridge: origin", origin, (3,))
+        if leaves < 1 or leaves * ly > W / 2:
+            raise InputError(f"bridge: {leaves} leaves of {ly} do not fit in half the width {W}")
+        if deck <= Rr + t:
+            raise InputError(f"bridge: the deck {deck} must lie above the crown's extrados "
+                             f"{Rr + t}")
+        ext = t if extend is None else float(positive("bridge: extend", extend))
+        ids = list(self.vault(2 * Rr, t, W, blocks, rings, material, density, origin=o,
+                              abutments=False))
+        end = Rr + t + ext
+        for side in (-1, 1):              # an abutment under each springing and wall end
+            xs = (side * (Rr - t), side * end)
+            pts = [o + (x, y, z) for x in xs for y in (-W / 2, W / 2) for z in (-t, 0.0)]
+            self.polyhedron(np.array(pts), material, fixed=True,
+                            name=f"bridge abutment {'left' if side < 0 else 'right'}")
+        # the extrados under each leaf: the highest of the rings it stands on (the vault's
+        # even rings have full joints, its odd ones staggered)
+        full = np.linspace(np.pi, 0.0, int(blocks) + 1)
+        staggered = np.concatenate([[np.pi], 0.5 * (full[:-1] + full[1:]), [0.0]])
+        depth = W / int(rings)
+        courses = int(np.floor(deck / lz))
+        per = int(np.ceil(2 * end / lx))
+        for side in (-1, 1):
+            for leaf in range(leaves):
+                y = side * (W / 2 - (leaf + 0.5) * ly)
+                r0 = int(np.floor((y - ly / 2 + W / 2) / depth + 1e-9))
+                r1 = int(np.ceil((y + ly / 2 + W / 2) / depth - 1e-9))
+                lines = [staggered if r % 2 else full for r in range(max(r0, 0), min(r1, rings))]
+                px = np.unique(np.concatenate([(Rr + t) * np.cos(a) for a in lines]))
+                pz = np.max([np.interp(px, (Rr + t) * np.cos(a), (Rr + t) * np.sin(a))
+                             for a in lines], axis=0)
+                for c in range(courses):
+                    z0 = c * (lz + gap)
+                    shift = 0.5 * lx if (c + leaf) % 2 else 0.0
+                    cuts = np.clip(-end + shift + lx * np.arange(-1, per + 1), -end, end)
+                    for x0, x1 in zip(cuts[:-1], cuts[1:]):
+                        if x1 - x0 > 1e-9 * lx:
+                            ids += self._spandrel_brick(x0, x1, z0, z0 + lz, y, ly, px, pz,
+                                                        o, lx, material, density)
+        return ids
+
+    def _spandrel_brick(self, x0, x1, z0, z1, y, ly, px, pz, o, lx, material, density):
+        """The part of the brick [x0, x1] x [z0, z1] (depth ly about y) above the extrados
+        polyline (px, pz), as one polyhedron ([] if less than a quarter of a brick)."""
+        def extrados(x):
+            return np.interp(x, px, pz, left=0.0, right=0.0)
+
+        a, b = extrados(x0), extrados(x1)
+        inner = px[(px > x0) & (px < x1)]
+        lift = 0.0
+        if len(inner):                    # the chord under the polyline's corners: raise it
+            lift = max(0.0, float((extrados(inner) - (a + (b - a) * (inner - x0) /
+                                                      (x1 - x0))).max()))
+        a, b = a + lift, b + lift
+        # the rectangle clipped to z >= chord(x) (Sutherland-Hodgman, one half-plane)
+        rect = [(x0, z0), (x1, z0), (x1, z1), (x0, z1)]
+
+        def above(p):
+            return p[1] - (a + (b - a) * (p[0] - x0) / (x1 - x0))
+
+        poly = []
+        for k in range(4):
+            p, q = rect[k], rect[(k + 1) % 4]
+            fp, fq = above(p), above(q)
+            if fp >= 0:
+                poly.append(p)
+            if (fp >= 0) != (fq >= 0):
+                s = fp / (fp - fq)
+                poly.append((p[0] + s * (q[0] - p[0]), p[1] + s * (q[1] - p[1])))
+        P = np.array(poly)
+        for _ in range(2):                # drop repeated and collinear corners
+            if len(P) < 3:
+                return []
+            d1 = P - np.roll(P, 1, axis=0)
+            d2 = np.roll(P, -1, axis=0) - P
+            turn = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
+            P = P[(np.abs(turn) > 1e-10 * lx * lx) & (np.hypot(*d1.T) > 1e-6 * lx)]
+        if len(P) < 3:
+            return []
+        area = 0.5 * abs(np.dot(P[:, 0], np.roll(P[:, 1], -1)) -
+                         np.dot(P[:, 1], np.roll(P[:, 0], -1)))
+        if area < 0.25 * lx * (z1 - z0):
+            return []
+        pts = np.array([(px_, y + dy, pz_) for px_, pz_ in P for dy in (-ly / 2, ly / 2)])
+        pts = pts + o
+        c = pts.mean(axis=0)
+        return list(self.polyhedra(np.round(pts - c, 12), [c], material, density=density))
+
