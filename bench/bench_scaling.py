@@ -86,7 +86,9 @@ def main():
                                              "work_seconds_per_step") + MEMORY)},
             bytes_exchanged_per_sweep=sent, repartitions=dom.repartitions,
             partition="rcb", cuts=dom.part.cuts().tolist(),
-            balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle)
+            balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle,
+            colour_loop="python" if os.environ.get("PARSOLVE_COMPILED_HALO") == "0"
+            else "compiled", colours=sim.levels.ncolours)
         common.write("scaling", rec)
 
 

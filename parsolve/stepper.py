@@ -31,6 +31,7 @@ from .joints import Joints
 from .connectors import Connectors
 from .drivers import MovingObstacles, TimeLoads
 from .kinematic import Kinematics
+from .periodic import Period
 from .projection import Projection
 from .solvers import GaussSeidel, Problem
 from . import laws
@@ -109,12 +110,23 @@ class Stepper:
                                      self.comm)
         self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach,
                         2.0 * self.connectors.max_reach) + self.margin
-        # the colouring's cells, from the largest (self.cell) down to the smallest bodies'
-        self.levels = Levels(self.cell, rmin + 0.5 * self.margin)
+        # periodic axes: centres wrapped into the period, cells stretched to divide it
+        self.period = period = Period(self.model.__dict__.get("periodic", {}))
+        top = self.cell
+        if period:
+            top = period.fit(self.cell)
+            if self.projection is not None:
+                raise InputError("projection on constraints does not take periodic "
+                                 "boundaries yet: leave one of them out")
+            local.x[:] += period.wrap(local.x)
+        # the colouring's cells, from the largest (top) down to the smallest bodies'
+        self.levels = Levels(top, rmin + 0.5 * self.margin, period.origin(),
+                             period.cells(top))
         linked = np.concatenate([self.joints.a, self.joints.b, self.connectors.a,
                                  self.connectors.b]).astype(np.int64)
         linked = np.unique(linked[linked >= 0])            # bodies with joints or connectors
-        top, finest, margin = self.cell, self.levels.finest, self.margin
+        top, finest = float(np.max(top)), float(self.levels.finest.min())
+        margin = self.margin
         one = self.levels.nlevels == 1
 
         def reach(gid, radius):
@@ -132,9 +144,11 @@ class Stepper:
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
                                        np.full(3, -np.inf), "max")
         axis = int(np.argmax(hi - lo))
-        self.domain = Domain(self.comm, finest, axis, balance_tolerance, balance,
+        self.domain = Domain(self.comm, self.levels.finest, axis, balance_tolerance, balance,
                              reach=reach, row_reach=1 if one else
-                             (1 << (self.levels.nlevels - 2)) + 1)
+                             (1 << (self.levels.nlevels - 2)) + 1, origin=period.origin(),
+                             periodic=period.cells(self.levels.finest),
+                             images=period.images if period else None)
         self.owned = self.domain.setup(local)
         self.kinematics = Kinematics(self.model.__dict__.get("kinematics", ()))
         if len(self.kinematics):
@@ -240,6 +254,7 @@ class Stepper:
                 lambda rows: self._moving(rows, b))
         ld.destroy()
         self.owned = o = b.take(np.arange(b.n_owned))
+        wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
         guard = (0, [])
         if self.guards != "off":
             n_deep, deep = guards.deep_overlaps(contacts, b, self.max_overlap,
@@ -263,6 +278,9 @@ class Stepper:
         signed = [load_work, -contact_work]
         if len(self.time_loads):
             signed[0] = load_work + self.time_loads.work(o, x0, w0, self.time - 0.5 * h, h)
+        if self.period:                # centres back into the period; the jump of -m g.x
+            o.x += wrap                # counts as the loads' work (the balance holds)
+            signed[0] = signed[0] - o.mass * (wrap @ self.model.gravity)
         if len(self.moving):                         # the moving obstacles' work on the bodies
             signed.append(np.zeros(0) if wall[0] is None else
                           0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
@@ -291,9 +309,29 @@ class Stepper:
 
     def _detect(self, b, margin, t):
         """The contacts of the held bodies b at their positions, within `margin`, with the
-        moving obstacles where they are at time t."""
+        moving obstacles where they are at time t (and across periodic boundaries)."""
+        if self.period:
+            return self._across(b, margin, t)
         return detect(b, self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
                       margin)
+
+    def _across(self, b, margin, t):
+        """_detect with periodic images (periodic.py): the images near a boundary join the
+        bodies; a row is kept where its body A is itself, B taken as the body with its offset
+        minus the image's shift."""
+        index, shift = self.period.images(b.x, float(np.max(self.levels.top)))
+        images = b.take(index)
+        images.x = images.x + shift
+        n = len(b)
+        rows = detect(type(b).concat([b.take(np.arange(n)), images]),
+                      self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
+                      margin)
+        image = rows.b >= n
+        k = np.where(image, rows.b - n, 0)
+        keep = (rows.a < n) & ~(image & (index[k] == rows.a))
+        rows.offset[image] = -shift[k[image]]
+        rows.b[image] = index[k[image]]
+        return rows.take(np.flatnonzero(keep))
 
     def _own(self, rows, b):
         """(rows, colours, cells): the rows this rank owns (by the colouring's cells), in

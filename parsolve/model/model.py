@@ -94,6 +94,18 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
                 label = "xyz"[axis] + ("-min" if side > 0 else "-max")
                 self.half_space(corner, n, material, name=f"wall {label}")
 
+    def periodic(self, x=None, y=None, z=None):
+        """Periodic boundaries: along each axis given as (lower, upper) space repeats with the
+        period upper - lower (a body leaving at upper comes back at lower, and bodies touch
+        across the boundary). For chute and shear flows and pe's periodic benchmarks; walls
+        across a periodic axis make no sense and the period must exceed twice the largest
+        body's diameter. Not with projection on constraints (yet)."""
+        from ..periodic import Period
+
+        spec = {k: v for k, v in (("x", x), ("y", y), ("z", z)) if v is not None}
+        Period(spec)                                    # checks it
+        self.periodic = {k: (float(v[0]), float(v[1])) for k, v in spec.items()}
+
     # -- bodies ------------------------------------------------------------------------------
     def sphere(self, center, radius, material, density=None, mass=None, velocity=(0, 0, 0),
                angular_velocity=(0, 0, 0), id=None, inertia=None, fixed=False, name=None):
@@ -292,9 +304,11 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
     def fingerprint(self):
         """A hash of everything that defines the model (not its state): guards restarts."""
         h = hashlib.sha256()
-        h.update(json.dumps({"gravity": self.gravity.tolist(), "margin": self.contact_margin,
-                             "materials": self.materials.state(),
-                             "obstacles": self.obstacles.names}, default=str).encode())
+        defined = {"gravity": self.gravity.tolist(), "margin": self.contact_margin,
+                   "materials": self.materials.state(), "obstacles": self.obstacles.names}
+        if getattr(self, "periodic", None):
+            defined["periodic"] = self.periodic
+        h.update(json.dumps(defined, default=str).encode())
         for arr in (self.obstacles.point, self.obstacles.normal):
             h.update(np.ascontiguousarray(arr).tobytes())
         if np.any(self.obstacles.shape != shapes.PLANE):

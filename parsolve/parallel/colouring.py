@@ -59,12 +59,17 @@ def sweep_order(colour, k1, k2, ncolours=NCOLOURS):
 class Levels:
     """The cells of the colouring: level l has cells of side top / 2^l, l < nlevels.
 
-    top: the coarsest cell (at least twice every row's reach); smallest: the smallest reach a
-    row can have (the smallest body radius plus half the margin), which sets how many levels
-    there are. The finest cell, top / 2^(nlevels - 1), is also the partition's cell."""
+    top: the coarsest cell (at least twice every row's reach), a number or one per axis;
+    smallest: the smallest reach a row can have (the smallest body radius plus half the
+    margin), which sets how many levels there are. The finest cell, top / 2^(nlevels - 1), is
+    also the partition's cell. origin: where the cells start (default 0); periodic: the number
+    of coarsest cells per period along each axis (0: not periodic; an even number: the
+    parities repeat), so that cell indices wrap."""
 
-    def __init__(self, top, smallest):
-        self.top = float(top)
+    def __init__(self, top, smallest, origin=None, periodic=None):
+        self.top = np.broadcast_to(np.asarray(top, float), (3,)).copy()
+        self.origin = np.zeros(3) if origin is None else np.asarray(origin, float)
+        self.periodic = np.zeros(3, np.int64) if periodic is None else np.asarray(periodic)
         self.nlevels = int(self.level(np.array([float(smallest)]), MAX_LEVELS)[0]) + 1
         self.ncolours = NCOLOURS * self.nlevels
         self.finest = self.top / 2 ** (self.nlevels - 1)
@@ -73,7 +78,7 @@ class Levels:
         """The finest level whose cell is at least twice each reach (0 for the coarsest)."""
         nlevels = self.nlevels if nlevels is None else nlevels
         level = np.zeros(len(reach), np.int64)
-        size = self.top
+        size = self.top.min()
         for k in range(1, nlevels):
             size = 0.5 * size                     # exact: the cells of every rank agree
             fits = 2.0 * reach <= size
@@ -85,18 +90,26 @@ class Levels:
     def cells(self, points, reach):
         """Each row's cell indices and level, (n, 4)."""
         level = self.level(reach)
-        size = self.top / 2.0 ** level
-        return np.hstack([np.floor(points / size[:, None]).astype(np.int64), level[:, None]])
+        size = self.top[None, :] / (2.0 ** level)[:, None]
+        cells = np.floor((points - self.origin) / size).astype(np.int64)
+        for a in np.flatnonzero(self.periodic):               # indices modulo the period
+            cells[:, a] %= self.periodic[a] << level
+        return np.hstack([cells, level[:, None]])
 
     def row_cells(self, rows, bodies, margin):
         """The cell indices and level (n, 4) of `rows` (with body indices a, b into
         `bodies`): each row's reach is the largest over its bodies of the radius plus half the
-        margin and of the distance from the row's point to the centre."""
+        margin and of the distance from the row's point to the centre (to B's image for a
+        contact across a periodic boundary: B's point is point + offset)."""
         reach = np.zeros(len(rows))
+        contact = rows.k2 >= 0
         for side in (rows.a, rows.b):
             has = side >= 0
             i = side[has]
-            d = np.linalg.norm(rows.point[has] - bodies.x[i], axis=1)
+            p = rows.point[has]
+            if side is rows.b:
+                p = p + np.where(contact[has, None], rows.offset[has], 0.0)
+            d = np.linalg.norm(p - bodies.x[i], axis=1)
             reach[has] = np.maximum(reach[has], np.maximum(bodies.radius[i] + 0.5 * margin, d))
         return self.cells(rows.point, reach)
 

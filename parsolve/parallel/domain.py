@@ -33,11 +33,15 @@ class Domain:
     PARTITION = ("rcb", "slab")
 
     def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
-                 min_steps=10, partition="rcb", reach=None, row_reach=1):
+                 min_steps=10, partition="rcb", reach=None, row_reach=1, origin=None,
+                 periodic=None, images=None):
         """cell: the side of the partition's cells; reach(gid, radius): how many cells beyond
         a body's cell the rows it must be held for may lie, as integers (default 1: cells at
         least a body diameter); row_reach: cells from a row's point to the cell that may own
-        it at the next step (default 1); axis: the axis of the cuts when partition="slab" (slabs of whole cells,
+        it at the next step (default 1); origin, periodic: the cells' origin and the number
+        of cells per period along each axis (RCBPartition); images(x, reach): the periodic
+        images (index, shift) of the points x within reach of a boundary, which make their
+        holders too (None: no periodic axis); axis: the axis of the cuts when partition="slab" (slabs of whole cells,
         the partition before RCB, kept for comparison); "rcb" cuts any axis."""
         if balance not in self.BALANCE:
             raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
@@ -50,7 +54,9 @@ class Domain:
         self._reach = reach or (lambda gid, radius: np.ones(len(gid), np.int64))
         self.reach = 1                    # the largest reach of a body, in cells, all ranks
         self.row_reach = int(row_reach)   # cells from a row's point to its next owner's
-        self.part = RCBPartition(comm.size, cell, (0, 1, 2) if partition == "rcb" else (axis,))
+        self.part = RCBPartition(comm.size, cell, (0, 1, 2) if partition == "rcb" else (axis,),
+                                 origin=origin, periodic=periodic)
+        self._images = images
         self.tolerance = float(tolerance)
         self.balance = balance
         self.min_seconds = float(min_seconds)
@@ -198,18 +204,31 @@ class Domain:
         self._row_bytes = (type(owned).row_bytes(), self._row_bytes[1])
         if self.comm.size == 1:
             return owned
-        idx, dest = self.part.holders(owned.x[:n], self._reach(owned.gid[:n],
-                                                               owned.radius[:n]))
+        idx, dest = self._holders_of(owned.x[:n], self._reach(owned.gid[:n],
+                                                              owned.radius[:n]))
         keep = dest != self.comm.rank
         ghosts = self.route_table(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
         held = type(owned)(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([a[:n], getattr(ghosts, f)])
             for f, a in owned.columns(owned.PERSISTENT).items()})
         # every holder of a body computes the same holder ranks from the same position
-        self._holders = self.part.holders(held.x, self._reach(held.gid, held.radius))
+        self._holders = self._holders_of(held.x, self._reach(held.gid, held.radius))
         self._owners = self.part.owner(held.x)
         self._held = (n, len(ghosts))
         return held
+
+    def _holders_of(self, x, reach):
+        """part.holders of the points x with their reach, and of their periodic images (a
+        body near a boundary is held where its image is in reach): (row, rank) pairs once
+        each, rows in order, each row's ranks ascending."""
+        rows, ranks = self.part.holders(x, reach)
+        if self._images is None or not len(x):
+            return rows, ranks
+        idx, shift = self._images(x, float(np.max(reach * self.part.cell.max())))
+        r2, k2 = self.part.holders(x[idx] + shift, reach[idx])
+        key = np.unique(np.concatenate([rows, idx[r2]]) * self.comm.size
+                        + np.concatenate([ranks, k2]))
+        return key // self.comm.size, key % self.comm.size
 
     def share_contacts(self, contacts):
         """The previous step's contacts (keys and reactions) of every rank whose box is near
@@ -221,7 +240,7 @@ class Domain:
         if contacts is None or self.comm.size == 1:
             return contacts
         near, self._cuts_moved = not self._cuts_moved, False
-        idx, dest = self.part.holders(contacts.point, np.full(len(contacts), self.row_reach))
+        idx, dest = self._holders_of(contacts.point, np.full(len(contacts), self.row_reach))
         return self.route_table(contacts, idx, dest, neighbours=near)
 
     def scatter_contacts(self, contacts):

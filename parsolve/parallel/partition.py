@@ -25,12 +25,16 @@ BIG = 2 ** 40                      # the cell index of "unbounded": no model is 
 
 
 class RCBPartition:
-    def __init__(self, size, cell, axes=(0, 1, 2), cuts=None):
-        """cuts: optional (axis, cut) per internal node of the tree, in the order of
-        `internal` (a set partition, for tests); otherwise every cut at cell 0 along the first
-        allowed axis until the first balance."""
+    def __init__(self, size, cell, axes=(0, 1, 2), cuts=None, origin=None, periodic=None):
+        """cell: the cells' side (or one per axis), from `origin` (default 0); periodic: the
+        number of cells per period along each axis (0: not periodic): boxes near either end
+        of a period are then neighbours. cuts: optional (axis, cut) per internal node of the
+        tree, in the order of `internal` (a set partition, for tests); otherwise every cut at
+        cell 0 along the first allowed axis until the first balance."""
         self.size = int(size)
-        self.cell = float(cell)
+        self.cell = np.broadcast_to(np.asarray(cell, float), (3,)).copy()
+        self.origin = np.zeros(3) if origin is None else np.asarray(origin, float)
+        self.periodic = np.zeros(3, np.int64) if periodic is None else np.asarray(periodic)
         self.axes = tuple(int(a) for a in axes)
         self._tree(self.size)
         if cuts is None:
@@ -87,7 +91,8 @@ class RCBPartition:
 
     # -- queries -------------------------------------------------------------------------------
     def cells(self, points):
-        return np.floor(np.asarray(points, float).reshape(-1, 3) / self.cell).astype(np.int64)
+        return np.floor((np.asarray(points, float).reshape(-1, 3) - self.origin)
+                        / self.cell).astype(np.int64)
 
     def owner(self, points):
         """The rank owning each point (the rank of the box holding its cell)."""
@@ -143,7 +148,13 @@ class RCBPartition:
         included): a symmetric relation, found in O(P) from the boxes."""
         lo, hi = self.lo[rank], self.hi[rank]
         full = (self.lo < self.hi).all(axis=1)        # an empty box holds nothing
-        near = ((self.lo - reach < hi) & (lo - reach < self.hi)).all(axis=1) & full[rank] & full
+        close = (self.lo - reach < hi) & (lo - reach < self.hi)
+        for a in np.flatnonzero(self.periodic):       # or across the period's ends
+            n = int(self.periodic[a])
+            blo, bhi = np.clip(self.lo[:, a], 0, n), np.clip(self.hi[:, a], 0, n)
+            for k in (-n, n):
+                close[:, a] |= (blo + k - reach < bhi[rank]) & (blo[rank] - reach < bhi + k)
+        near = close.all(axis=1) & full[rank] & full
         near[rank] = True
         return np.flatnonzero(near)
 

@@ -365,3 +365,42 @@ def test_the_compiled_colour_loop_equals_its_python_twin(monkeypatch):
     for a, b in zip(runs[0][0], runs[1][0]):
         np.testing.assert_array_equal(a, b)
     assert runs[0][1] == runs[1][1] and runs[0][1][-1][0] > 1
+
+
+def periodic_flow(seed=7):
+    """Spheres thrown about under gravity tilted along x, periodic in x and y over a floor:
+    bodies leave at one end and come back at the other, and collide across the boundary."""
+    m = ps.Model(gravity=(4.0, 1.0, -9.81))
+    m.surface("g", "g", friction=0.4, restitution=0.3)
+    m.surface("g", "f", friction=0.5)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    m.periodic(x=(0.0, 0.2), y=(-0.03, 0.05))
+    k = np.arange(240)
+    x = np.stack([0.0105 + 0.0205 * (k % 10), -0.02 + 0.0205 * ((k // 10) % 4),
+                  0.0105 + 0.021 * (k // 40)], axis=1)
+    rng = np.random.default_rng(seed)
+    m.spheres(x, rng.uniform(0.008, 0.01, len(k)), "g", density=1000,
+              velocities=rng.normal(0, 0.5, (len(k), 3)) + [1.0, 0, 0])
+    return m
+
+
+def test_a_periodic_flow_runs_as_in_serial():
+    """Periodic in x and y: images across the ends, contacts found once, wrapping and the
+    neighbours across the period; the trajectory is the serial one, bit for bit."""
+    sim = same_as_serial(periodic_flow, 40)
+    x = WORLD.allgather(sim.owned.x[:sim.owned.n_owned])
+    x = np.concatenate(x)
+    assert (x[:, 0] >= 0).all() and (x[:, 0] < 0.2).all()
+    assert (x[:, 1] >= -0.03).all() and (x[:, 1] < 0.05).all()
+
+
+def test_a_periodic_flow_cut_one_cell_thin_runs_as_in_serial():
+    """Cuts one cell apart next to the period's end: a ghost's image crosses the boundary to
+    a rank past a thin one."""
+    bounds = 1 + np.arange(WORLD.size - 1)
+
+    def slabs(part):
+        i = part.internal
+        return np.stack([0 * i, bounds[part.first[i] + part.count[i] // 2 - 1]], axis=1)
+
+    same_as_serial(periodic_flow, 20, slabs)
