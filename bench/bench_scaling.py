@@ -41,9 +41,12 @@ def main():
     ap.add_argument("--boulders", type=float, default=0.0,
                     help="this fraction of the bodies `--ratio` times larger (on the bed)")
     ap.add_argument("--ratio", type=float, default=20.0)
+    ap.add_argument("--periodic", action="store_true",
+                    help="periodic in x and y over a floor (pe's set-up) instead of walls")
     args = ap.parse_args()
     world = MPI.COMM_WORLD
-    model = scenes.hcp_bed(args.spheres, boulders=args.boulders, ratio=args.ratio)
+    model = scenes.hcp_bed(args.spheres, boulders=args.boulders, ratio=args.ratio,
+                           periodic=args.periodic)
     sim = Simulation(model, step=1e-5, solver=ps.GaussSeidel(sweeps=args.sweeps),
                      progress=0, quiet=True, verify_every=0, balance=args.balance,
                      balance_tolerance=args.balance_tolerance)
@@ -74,7 +77,7 @@ def main():
         contacts = rows[-1]["contacts"]
         rec = common.metadata(
             ranks=P, problem="hcp-bed", kind=args.kind, boulders=args.boulders,
-            ratio=args.ratio, bodies=n, contacts=int(contacts),
+            ratio=args.ratio, periodic=args.periodic, bodies=n, contacts=int(contacts),
             bodies_per_rank=n / P, steps=args.steps, sweeps_per_step=args.sweeps,
             seconds_per_step=wall / args.steps,
             seconds_per_step_per_1000_particles_per_process=wall / args.steps / (n / P / 1000),

@@ -5,17 +5,19 @@ import parsolve as ps
 
 
 def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0, boulders=0.0,
-            ratio=20.0):
+            ratio=20.0, periodic=False):
     """Spheres of radius r in hexagonal close packing, touching, on a floor inside walls.
 
-    Gravity is tilted by tilt_deg in the x-z plane (as in pe's benchmark); walls replace pe's
-    periodic boundaries. boulders: that fraction of the n_target bodies are instead spheres
+    Gravity is tilted by tilt_deg in the x-z plane (as in pe's benchmark). periodic=True:
+    periodic in x and y over a floor, pe's set-up (the periods are the lattice's, so the
+    packing closes across them; an even number of rows in y); otherwise walls. boulders: that fraction of the n_target bodies are instead spheres
     `ratio` times larger, on a square lattice over the bed, the lowest layer resting on it
     (a polydisperse scene of the same count)."""
     nb = int(round(boulders * n_target))
     n_target -= nb
     nz = max(1, int(round((n_target / 1.3) ** (1 / 3))))
     nx = ny = max(2, int(np.ceil(np.sqrt(n_target / nz))))
+    ny += ny % 2 if periodic else 0
     i, j, k = np.meshgrid(np.arange(nx), np.arange(ny), np.arange(nz), indexing="ij")
     i, j, k = i.ravel(), j.ravel(), k.ravel()
     x = (2 * i + (j + k) % 2) * r + r
@@ -39,7 +41,11 @@ def hcp_bed(n_target, r=1e-3, density=2650.0, mu=0.85, tilt_deg=30.0, boulders=0
                         hi[2] + R + pitch * (k // (nxb * nyb))], axis=1)
         top = max(top, big[:, 2].max() + 2 * R)
         model.spheres(big, R, "grain", density=density)
-    model.box_walls((0.0, 0.0, 0.0), (hi[0] + 1e-12, hi[1] + 1e-12, top), "wall")
+    if periodic:
+        model.half_space((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), "wall", name="floor")
+        model.periodic(x=(0.0, 2.0 * r * nx), y=(0.0, np.sqrt(3.0) * r * ny))
+    else:
+        model.box_walls((0.0, 0.0, 0.0), (hi[0] + 1e-12, hi[1] + 1e-12, top), "wall")
     model.spheres(centres, r, "grain", density=density)
     return model
 
