@@ -41,6 +41,9 @@ def main():
     ap.add_argument("--boulders", type=float, default=0.0,
                     help="this fraction of the bodies `--ratio` times larger (on the bed)")
     ap.add_argument("--ratio", type=float, default=20.0)
+    ap.add_argument("--digest", action="store_true",
+                    help="record a hash of the final state (gathered on rank 0: O(N), for "
+                    "checking that runs on different rank counts agree bit for bit)")
     ap.add_argument("--periodic", action="store_true",
                     help="periodic in x and y over a floor (pe's set-up) instead of walls")
     args = ap.parse_args()
@@ -72,6 +75,7 @@ def main():
     world.Allreduce(local, hi, op=MPI.MAX)
     world.Allreduce(local, tot, op=MPI.SUM)
     sent = world.allreduce(_bytes(dom) - sent0, op=MPI.SUM) / args.steps / args.sweeps
+    digest = _digest(sim, world) if args.digest else None
     if world.rank == 0:
         n, P = args.spheres, world.size
         contacts = rows[-1]["contacts"]
@@ -91,12 +95,26 @@ def main():
             partition="rcb", cuts=dom.part.cuts().tolist(),
             balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle,
             colour_loop="python" if os.environ.get("PARSOLVE_COMPILED_HALO") == "0"
-            else "compiled", colours=sim.levels.ncolours)
+            else "compiled", colours=sim.levels.ncolours, state_digest=digest)
         common.write("scaling", rec)
 
 
 MEMORY = ("body_bytes", "ghost_bytes", "contact_bytes", "exchange_bytes", "partition_bytes",
           "peak_rss_bytes")
+
+
+def _digest(sim, world):
+    """sha256 of the bodies' (gid, x, q, v, w), sorted by gid, over all ranks."""
+    import hashlib
+
+    o = sim.owned
+    n = o.n_owned
+    parts = world.gather(np.hstack([o.gid[:n, None].astype(float), o.x[:n], o.q[:n],
+                                    o.v[:n], o.w[:n]]))
+    if world.rank:
+        return None
+    a = np.concatenate(parts)
+    return hashlib.sha256(np.ascontiguousarray(a[np.argsort(a[:, 0])]).tobytes()).hexdigest()
 
 
 def _bytes(dom):
