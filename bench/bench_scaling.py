@@ -57,6 +57,7 @@ def main():
         sim.step()
     dom = sim.domain
     sent0 = _bytes(dom)
+    post0 = dom.post_seconds
     phase0 = dict(sim.phase)
     work0 = dom.work_seconds
     world.Barrier()
@@ -75,6 +76,11 @@ def main():
     world.Allreduce(local, hi, op=MPI.MAX)
     world.Allreduce(local, tot, op=MPI.SUM)
     sent = world.allreduce(_bytes(dom) - sent0, op=MPI.SUM) / args.steps / args.sweeps
+    # the exchanges' time not spent waiting, per colour exchange (max over ranks; the last
+    # step's halo is counted when it is freed)
+    dom._complete_sends(free=True)
+    post = world.allreduce(dom.post_seconds - post0, op=MPI.MAX) / (
+        args.steps * args.sweeps * sim.levels.ncolours)
     digest = _digest(sim, world) if args.digest else None
     if world.rank == 0:
         n, P = args.spheres, world.size
@@ -95,7 +101,8 @@ def main():
             partition="rcb", cuts=dom.part.cuts().tolist(),
             balance=args.balance, balance_tolerance=args.balance_tolerance, settle=args.settle,
             colour_loop="python" if os.environ.get("PARSOLVE_COMPILED_HALO") == "0"
-            else "compiled", colours=sim.levels.ncolours, state_digest=digest)
+            else "compiled", colours=sim.levels.ncolours, state_digest=digest,
+            post_seconds_per_colour_exchange=post)
         common.write("scaling", rec)
 
 

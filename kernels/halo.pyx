@@ -25,13 +25,14 @@ cdef class ColourLoop:
     colour) the du rows packed into sbuf (rows in the same order); recv_ptr, recv_idx and rbuf
     likewise for the rows received; colour_ptr, boundary, order: colour c's rows are
     order[colour_ptr[c]:colour_ptr[c+1]], its boundary part the first boundary[c].
-    `seconds` and `nbytes` add up the time spent in the exchanges and the bytes sent."""
+    `seconds` and `nbytes` add up the time spent in the exchanges and the bytes sent,
+    `post_seconds` the part not spent waiting (packing, starting, unpacking)."""
     cdef MPI_Request* req
     cdef index_t[::1] req_ptr, send_start, send_ptr, send_idx, recv_ptr, recv_idx
     cdef index_t[::1] colour_ptr, boundary, order
     cdef double[:, ::1] sbuf, rbuf
     cdef Py_ssize_t ncolours
-    cdef public double seconds
+    cdef public double seconds, post_seconds
     cdef public long long nbytes
 
     def __cinit__(self, recvs, sends, index_t[::1] send_ptr, index_t[::1] send_idx,
@@ -63,6 +64,7 @@ cdef class ColourLoop:
         self.recv_ptr, self.recv_idx, self.rbuf = recv_ptr, recv_idx, rbuf
         self.colour_ptr, self.boundary, self.order = colour_ptr, boundary, order
         self.seconds = 0.0
+        self.post_seconds = 0.0
         self.nbytes = 0
 
     def __dealloc__(self):
@@ -74,13 +76,16 @@ cdef class ColourLoop:
         cdef int n = <int> (self.req_ptr[c + 1] - self.send_start[c])
         if n:
             MPI_Waitall(n, self.req + self.send_start[c], MPI_STATUSES_IGNORE)
+        cdef double t1 = MPI_Wtime()
         for i in range(lo, hi):
             memcpy(&self.sbuf[i, 0], du + 6 * self.send_idx[i], 6 * sizeof(double))
         n = <int> (self.req_ptr[c + 1] - self.req_ptr[c])
         if n:
             MPI_Startall(n, self.req + self.req_ptr[c])
         self.nbytes += 48 * (hi - lo)
-        self.seconds += MPI_Wtime() - t
+        t = MPI_Wtime() - t
+        self.seconds += t
+        self.post_seconds += MPI_Wtime() - t1
 
     cdef void end(self, Py_ssize_t c, double* du) noexcept nogil:
         cdef double t = MPI_Wtime()
@@ -88,9 +93,12 @@ cdef class ColourLoop:
         cdef int n = <int> (self.send_start[c] - self.req_ptr[c])
         if n:
             MPI_Waitall(n, self.req + self.req_ptr[c], MPI_STATUSES_IGNORE)
+        cdef double t1 = MPI_Wtime()
         for i in range(self.recv_ptr[c], self.recv_ptr[c + 1]):
             memcpy(du + 6 * self.recv_idx[i], &self.rbuf[i, 0], 6 * sizeof(double))
-        self.seconds += MPI_Wtime() - t
+        cdef double t2 = MPI_Wtime()
+        self.seconds += t2 - t
+        self.post_seconds += t2 - t1
 
     def sweep(self, const index_t[::1] inc_ptr, const index_t[::1] inc_body,
               const double[:, :, ::1] H, const double[:, :, ::1] K,

@@ -65,6 +65,7 @@ class Domain:
         self.repartitions = 0
         self.force_repartition = False
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks
+        self.post_seconds = 0.0           # the sweeps' exchanges' time not spent waiting
         self.work_seconds = 0.0           # compute seconds of the steps, waits excluded
         self._units = None                # cost units of the owned bodies (record_work)
         self._window = np.zeros(3)        # seconds, units, steps since the cuts last moved
@@ -303,6 +304,7 @@ class Domain:
         replaces this one): free its requests too."""
         if self._halo is not None:
             if free:
+                self.post_seconds += self._halo.post_seconds
                 self._halo.free()
                 self._halo = None
             else:

@@ -30,6 +30,7 @@ class Halo:
     def __init__(self, graph, ranks, rank, gid, pair_row, pair_rank, inc_body, inc_colour,
                  ncolours, du, account):
         self.du, self.account = du, account
+        self.post_seconds = 0.0          # of the exchanges' time, not waiting (pack, start, unpack)
         slot = np.full(graph.Get_size(), -1)
         slot[ranks] = np.arange(len(ranks))
         other = pair_rank != rank
@@ -95,8 +96,9 @@ class Halo:
         self.nbytes += order.nbytes
 
         def sweep(*args):
-            s0, b0 = loop.seconds, loop.nbytes
+            s0, b0, p0 = loop.seconds, loop.nbytes, loop.post_seconds
             out = loop.sweep(*args)
+            self.post_seconds += loop.post_seconds - p0
             self.account(loop.seconds - s0, int(loop.nbytes - b0))
             return out
         return sweep
@@ -105,16 +107,22 @@ class Halo:
         """Send the du rows colour c changed to the bodies' other holders."""
         t = time.perf_counter()
         MPI.Request.Waitall(self.sends[c])                 # the last sweep's, same buffer
+        t1 = time.perf_counter()
         np.take(self.du, self.send_idx[c], axis=0, out=self.sbuf[c])
         MPI.Prequest.Startall(self.recvs[c] + self.sends[c])
-        self.account(time.perf_counter() - t, self.sbuf[c].nbytes)
+        t2 = time.perf_counter()
+        self.post_seconds += t2 - t1
+        self.account(t2 - t, self.sbuf[c].nbytes)
 
     def end(self, c):
         """Take the neighbours' du rows of colour c."""
         t = time.perf_counter()
         MPI.Request.Waitall(self.recvs[c])
+        t1 = time.perf_counter()
         self.du[self.recv_idx[c]] = self.rbuf[c]
-        self.account(time.perf_counter() - t, 0)
+        t2 = time.perf_counter()
+        self.post_seconds += t2 - t1
+        self.account(t2 - t, 0)
 
     def complete(self):
         """Wait for the last sweep's sends. They complete once the neighbour has taken them
