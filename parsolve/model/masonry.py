@@ -268,7 +268,7 @@ class MasonryCommands:
         full = np.linspace(np.pi, 0.0, int(blocks) + 1)
         staggered = np.concatenate([[np.pi], 0.5 * (full[:-1] + full[1:]), [0.0]])
         depth = W / int(rings)
-        courses = int(np.floor(deck / lz))
+        courses = int(np.floor(deck / lz + 1e-9))      # courses under the deck
         per = int(np.ceil(2 * end / lx))
         for side in (-1, 1):
             for leaf in range(leaves):
