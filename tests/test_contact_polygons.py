@@ -125,3 +125,37 @@ def test_pairs_of_one_and_two_points_are_a_vertex_and_a_line_and_order_does_not_
     assert np.all(np.diff(angles) > 0) and angles[-1] - angles[0] < 2 * np.pi
     assert a["points"].tolist() == [1, 2, 5]
     assert np.allclose(a["force"][2], force[:5].sum(axis=0), rtol=0, atol=1e-14)
+
+
+def test_a_face_an_edge_and_a_sphere_give_a_polygon_a_line_and_a_vertex(tmp_path):
+    """On a fixed slab: a cube on a face (4 points: a polygon), a cube balanced on an edge
+    (2 points: a line), a sphere (1 point: a vertex); VTK reads each cell as its type, with
+    the force carrying the body's weight."""
+    vtk = pytest.importorskip("vtkmodules.vtkIOXdmf2")
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("s", "s", friction=0.6, restitution=0.0)
+    m.polyhedron(np.array([(x, y, z) for x in (-0.3, 0.3) for y in (-0.3, 0.3)
+                           for z in (-0.1, 0.0)]), "s", fixed=True)
+    m.polyhedron(cube(A) + (0.1, 0, A), "s", density=1000)
+    R = quat_to_matrix(axis_angle_to_quat((0, 1, 0), np.pi / 4)[None])[0]
+    turned = cube(A) @ R.T
+    m.polyhedron(turned + (0, 0.15, -turned[:, 2].min()), "s", density=1000)
+    m.spheres(np.array([(-0.1, 0, 0.02)]), 0.02, "s", density=1000)
+    weight = m.build().mass * G
+    run(m, 0.002, 1e-3, tol=1e-12, output=str(tmp_path / "three.h5"), frames=0.002)
+    reader = vtk.vtkXdmfReader()
+    reader.SetFileName(str(tmp_path / "three.xdmf"))
+    reader.UpdateTimeStep(0.002)
+    data = reader.GetOutputDataObject(0)
+    grid = {data.GetMetaData(i).Get(data.NAME()): data.GetBlock(i)
+            for i in range(data.GetNumberOfBlocks())}["contact_polygons"]
+    cells = {}
+    for k in range(grid.GetNumberOfCells()):
+        cells[grid.GetCell(k).GetClassName()] = (
+            grid.GetCell(k).GetNumberOfPoints(), grid.GetCellData().GetArray("k1").GetValue(k),
+            grid.GetCellData().GetArray("force").GetTuple3(k))
+    assert sorted(cells) == ["vtkPolyLine", "vtkPolyVertex", "vtkPolygon"]
+    for name, points in (("vtkPolygon", 4), ("vtkPolyLine", 2), ("vtkPolyVertex", 1)):
+        n, body, force = cells[name]
+        assert n == points
+        assert force[2] == pytest.approx(weight[body], rel=1e-6)
