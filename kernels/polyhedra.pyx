@@ -372,3 +372,94 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
         free(da)
         free(db)
     return count
+
+
+def sphere_closest(const double[:, ::1] V, const long[::1] vptr, const double[:, ::1] N,
+                   const double[::1] D, const long[::1] fptr, const long[::1] FV,
+                   const long[::1] fvptr, const long[::1] t, const double[:, ::1] c,
+                   const double[::1] reach, double[:, ::1] y, double[::1] dist,
+                   double[:, ::1] normal):
+    """The compiled twin of polyhedra.sphere_closest (read its docstring)."""
+    cdef long n = t.shape[0], k, f, g, m, nv, a_, b_, top
+    cdef double p, best, hi, eb, dz, dc, tt, ee
+    cdef double q[3]
+    cdef double cand[3]
+    cdef double ey[3]
+    cdef double z[3]
+    cdef double e[3]
+    cdef double w[3]
+    cdef double u[3]
+    cdef bint inside
+    with nogil:
+        for k in range(n):
+            hi = -INFINITY
+            top = 0
+            for f in range(fptr[t[k]], fptr[t[k] + 1]):
+                p = c[k, 0] * N[f, 0] + c[k, 1] * N[f, 1] + c[k, 2] * N[f, 2] - D[f]
+                if p > hi:
+                    hi, top = p, f
+            if hi > reach[k]:                      # a face plane farther than the reach
+                dist[k] = INFINITY
+                continue
+            best = INFINITY
+            for m in range(3):
+                y[k, m] = c[k, m]
+            for f in range(fptr[t[k]], fptr[t[k] + 1]):
+                p = c[k, 0] * N[f, 0] + c[k, 1] * N[f, 1] + c[k, 2] * N[f, 2] - D[f]
+                if not p > 0:
+                    continue
+                for m in range(3):
+                    q[m] = c[k, m] - p * N[f, m]
+                nv = fvptr[f + 1] - fvptr[f]
+                inside = True
+                for g in range(nv):
+                    a_ = vptr[t[k]] + FV[fvptr[f] + g]
+                    b_ = vptr[t[k]] + FV[fvptr[f] + (g + 1) % nv]
+                    for m in range(3):
+                        e[m] = V[b_, m] - V[a_, m]
+                        w[m] = q[m] - V[a_, m]
+                    cross(e, w, u)
+                    if not (u[0] * N[f, 0] + u[1] * N[f, 1] + u[2] * N[f, 2] >= 0):
+                        inside = False
+                if inside:
+                    for m in range(3):
+                        cand[m] = q[m]
+                else:
+                    eb = INFINITY
+                    for m in range(3):
+                        ey[m] = q[m]
+                    for g in range(nv):
+                        a_ = vptr[t[k]] + FV[fvptr[f] + g]
+                        b_ = vptr[t[k]] + FV[fvptr[f] + (g + 1) % nv]
+                        for m in range(3):
+                            e[m] = V[b_, m] - V[a_, m]
+                        ee = e[0] * e[0] + e[1] * e[1] + e[2] * e[2]
+                        tt = ((c[k, 0] - V[a_, 0]) * e[0] + (c[k, 1] - V[a_, 1]) * e[1] +
+                              (c[k, 2] - V[a_, 2]) * e[2]) / ee
+                        tt = 0.0 if tt < 0.0 else (1.0 if tt > 1.0 else tt)
+                        dz = 0.0
+                        for m in range(3):
+                            z[m] = V[a_, m] + tt * e[m]
+                            dz += (c[k, m] - z[m]) * (c[k, m] - z[m])
+                        if dz < eb:
+                            eb = dz
+                            for m in range(3):
+                                ey[m] = z[m]
+                    for m in range(3):
+                        cand[m] = ey[m]
+                dc = 0.0
+                for m in range(3):
+                    dc += (c[k, m] - cand[m]) * (c[k, m] - cand[m])
+                if dc < best:
+                    best = dc
+                    for m in range(3):
+                        y[k, m] = cand[m]
+            if best < INFINITY:
+                dist[k] = sqrt(best)
+            else:
+                dist[k] = hi
+            for m in range(3):
+                normal[k, m] = N[top, m]
+            if best < INFINITY and dist[k] > 0:
+                for m in range(3):
+                    normal[k, m] = (c[k, m] - y[k, m]) / dist[k]

@@ -433,3 +433,30 @@ def test_a_bridge_has_its_vault_and_spandrel_walls_without_overlaps():
     under_polygon = 0.5 * n * (R + t) ** 2 * np.sin(np.pi / n)
     assert walls <= 2 * end * H - under_polygon
     assert walls >= 0.95 * (2 * end * H - np.pi / 2 * (R + t) ** 2)
+
+
+def test_compiled_sphere_closest_points_equal_their_twin():
+    """The compiled sphere-polyhedron search equals its Python twin (the same flags, the
+    same numbers to round-off) on points inside, on and around a cube and a 30-vertex hull,
+    beyond the reach and within it."""
+    kernels = pytest.importorskip("parsolve._kernels.polyhedra")
+    rng = np.random.default_rng(7)
+    hs = [hull(cube(1.0)), hull(rng.normal(size=(30, 3)))]
+    keys = np.array([shapes.LIBRARY.add(shapes.POLYHEDRON, h.params()) for h in hs])
+    t = polyhedra.PACK.index(keys[rng.integers(0, 2, 4000)], polyhedron.hull)
+    c = rng.normal(size=(4000, 3)) * 1.5
+    c[:500] = np.round(c[:500])                             # on the cube's faces and edges
+    reach = rng.uniform(0.0, 1.5, 4000)
+    a = polyhedra.PACK.arrays
+    out = []
+    for f in (polyhedra.sphere_closest, kernels.sphere_closest):
+        y, d, n = np.zeros((4000, 3)), np.zeros(4000), np.zeros((4000, 3))
+        f(a["V"], a["vptr"], a["N"], a["D"], a["fptr"], a["FV"], a["fvptr"], t, c, reach,
+          y, d, n)
+        out.append((y, d, n))
+    (y0, d0, n0), (y1, d1, n1) = out
+    near = np.isfinite(d0)
+    assert np.array_equal(near, np.isfinite(d1)) and 500 < near.sum() < 3900
+    for u, v in ((y0, y1), (d0, d1), (n0, n1)):
+        assert np.allclose(u[near], v[near], rtol=0, atol=1e-12)
+    assert (d0[near] < 0).any() and (d0[near] > 0).any()     # inside and outside

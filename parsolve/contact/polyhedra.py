@@ -362,10 +362,10 @@ def poly_plane(A, rows, B, j, margin):
             "gap": np.asarray(out["gap"], float)}
 
 
-def sphere_poly(A, s, B, p, margin):
+def sphere_poly(A, s, B, p, margin, kernel=None):
     """The closest point of polyhedron p to sphere s's centre (a centre inside leaves by the
-    face of least depth); the normal from the polyhedron to the sphere. Vectorised over the
-    pairs of each template, face by face."""
+    face of least depth); the normal from the polyhedron to the sphere. The points' search
+    is sphere_closest (compiled when built)."""
     from ..dynamics.rotation import quat_to_matrix
     from ..shapes import polyhedron
 
@@ -373,18 +373,14 @@ def sphere_poly(A, s, B, p, margin):
         return None
     blocks, at = np.unique(p, return_inverse=True)
     R = quat_to_matrix(B.q[blocks])[at]
-    c = np.einsum("nji,nj->ni", R, A.x[s] - B.x[p])          # centres in p's body frame
-    nl, dist = np.zeros((len(s), 3)), np.full(len(s), np.inf)
-    for key in np.unique(B.template[p]):
-        rows = np.flatnonzero(B.template[p] == key)
-        h = polyhedron.hull(int(key))
-        # a face plane farther than radius + margin: no contact (the bounding sphere of a
-        # flat block holds many spheres that are nowhere near it)
-        plane = c[rows] @ h.normals.T - h.offsets
-        near = plane.max(axis=1) <= A.radius[s[rows]] + margin
-        rows = rows[near]
-        y, d, n = closest_points(h, c[rows], plane[near])
-        nl[rows], dist[rows] = n, d
+    c = np.ascontiguousarray(np.einsum("nji,nj->ni", R, A.x[s] - B.x[p]))   # in p's frame
+    t = PACK.index(B.template[p], polyhedron.hull)
+    a = PACK.arrays
+    nl, dist, y = np.zeros((len(s), 3)), np.zeros(len(s)), np.zeros((len(s), 3))
+    f = kernel or _sphere_kernel()
+    f(a["V"], a["vptr"], a["N"], a["D"], a["fptr"], a["FV"], a["fvptr"],
+      np.ascontiguousarray(t, np.int64), c, np.ascontiguousarray(A.radius[s] + margin, float),
+      y, dist, nl)
     keep = np.isfinite(dist)
     s, p, R, nl, dist = s[keep], p[keep], R[keep], nl[keep], dist[keep]
     n_out = np.einsum("nij,nj->ni", R, nl)
@@ -392,6 +388,39 @@ def sphere_poly(A, s, B, p, margin):
     pt = A.x[s] - n_out * (A.radius[s] + 0.5 * gap)[:, None]
     return {"a": np.asarray(s, np.int64), "b": np.asarray(p, np.int64),
             "feature": np.zeros(len(s), np.int64), "normal": n_out, "point": pt, "gap": gap}
+
+
+def _sphere_kernel():
+    if os.environ.get("PARSOLVE_KERNELS", "").lower() == "python":
+        return sphere_closest
+    try:
+        from .._kernels.polyhedra import sphere_closest as compiled
+        return compiled
+    except ImportError:
+        return sphere_closest
+
+
+class _Packed:
+    """Template t of the packed arrays as closest_points reads a Hull."""
+
+    def __init__(self, V, vptr, N, D, fptr, FV, fvptr, t):
+        self.vertices = V[vptr[t]:vptr[t + 1]]
+        self.normals, self.offsets = N[fptr[t]:fptr[t + 1]], D[fptr[t]:fptr[t + 1]]
+        self.faces = [FV[fvptr[g]:fvptr[g + 1]] for g in range(fptr[t], fptr[t + 1])]
+
+
+def sphere_closest(V, vptr, N, D, fptr, FV, fvptr, t, c, reach, y, dist, normal):
+    """For points c (n, 3), each in the frame of packed template t[k] (PACK's arrays): where
+    a face plane lies farther than reach[k], dist[k] = inf; else y[k], dist[k], normal[k] as
+    closest_points gives them. Writes y, dist, normal; the twin of the compiled kernel."""
+    for key in np.unique(t):
+        rows = np.flatnonzero(t == key)
+        h = _Packed(V, vptr, N, D, fptr, FV, fvptr, int(key))
+        plane = c[rows] @ h.normals.T - h.offsets
+        near = plane.max(axis=1) <= reach[rows]
+        dist[rows[~near]] = np.inf
+        rows = rows[near]
+        y[rows], dist[rows], normal[rows] = closest_points(h, c[rows], plane[near])
 
 
 def closest_points(h, c, plane=None):
