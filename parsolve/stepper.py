@@ -32,6 +32,7 @@ from .connectors import Connectors
 from .drivers import MovingObstacles, TimeLoads
 from .kinematic import Kinematics
 from .periodic import Period
+from .reach import Reach
 from .projection import Projection
 from .solvers import GaussSeidel, Problem
 from . import laws
@@ -111,7 +112,7 @@ class Stepper:
         self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach,
                         2.0 * self.connectors.max_reach) + self.margin
         # periodic axes: centres wrapped into the period, cells stretched to divide it
-        self.period = period = Period(self.model.__dict__.get("periodic", {}))
+        self.period = period = Period(self.model.__dict__.get("periods", {}))
         top = self.cell
         if period:
             top = period.fit(self.cell)
@@ -125,27 +126,14 @@ class Stepper:
         linked = np.concatenate([self.joints.a, self.joints.b, self.connectors.a,
                                  self.connectors.b]).astype(np.int64)
         linked = np.unique(linked[linked >= 0])            # bodies with joints or connectors
-        top, finest = float(np.max(top)), float(self.levels.finest.min())
-        margin = self.margin
-        one = self.levels.nlevels == 1
-
-        def reach(gid, radius):
-            """Cells of the partition beyond a body's own where the cells deciding its rows'
-            owners may lie (from its position at the step's start): with one level the
-            rows' points, within its diameter plus the margin (the joints' whole cell);
-            with several a coarse row's owner is its cell's centre, up to a top cell away,
-            plus the body's travel."""
-            if one:
-                r = np.where(np.isin(gid, linked), top, 2.0 * radius + margin)
-                return np.ceil(r / finest).astype(np.int64)
-            return np.ceil((top + 2.0 * radius + margin) / finest).astype(np.int64) + 1
+        reach = Reach(self.levels, self.margin, linked, period)
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
                                        np.full(3, -np.inf), "max")
         axis = int(np.argmax(hi - lo))
         self.domain = Domain(self.comm, self.levels.finest, axis, balance_tolerance, balance,
-                             reach=reach, row_reach=1 if one else
+                             reach=reach, row_reach=1 if reach.one else
                              (1 << (self.levels.nlevels - 2)) + 1, origin=period.origin(),
                              periodic=period.cells(self.levels.finest),
                              images=period.images if period else None)

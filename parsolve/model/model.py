@@ -104,7 +104,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
 
         spec = {k: v for k, v in (("x", x), ("y", y), ("z", z)) if v is not None}
         Period(spec)                                    # checks it
-        self.periodic = {k: (float(v[0]), float(v[1])) for k, v in spec.items()}
+        self.periods = {k: (float(v[0]), float(v[1])) for k, v in spec.items()}
 
     # -- bodies ------------------------------------------------------------------------------
     def sphere(self, center, radius, material, density=None, mass=None, velocity=(0, 0, 0),
@@ -306,8 +306,8 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         h = hashlib.sha256()
         defined = {"gravity": self.gravity.tolist(), "margin": self.contact_margin,
                    "materials": self.materials.state(), "obstacles": self.obstacles.names}
-        if getattr(self, "periodic", None):
-            defined["periodic"] = self.periodic
+        if self.__dict__.get("periods"):
+            defined["periodic"] = self.periods
         h.update(json.dumps(defined, default=str).encode())
         for arr in (self.obstacles.point, self.obstacles.normal):
             h.update(np.ascontiguousarray(arr).tobytes())

@@ -35,9 +35,9 @@ class Domain:
     def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
                  min_steps=10, partition="rcb", reach=None, row_reach=1, origin=None,
                  periodic=None, images=None):
-        """cell: the side of the partition's cells; reach(gid, radius): how many cells beyond
-        a body's cell the rows it must be held for may lie, as integers (default 1: cells at
-        least a body diameter); row_reach: cells from a row's point to the cell that may own
+        """cell: the side of the partition's cells; reach: how many cells beyond a body's cell
+        the rows it must be held for may lie (parsolve.reach.Reach: cells(gid, radius, x,
+        coarse), coarse(gid, radius), staged; default 1: cells at least a body diameter); row_reach: cells from a row's point to the cell that may own
         it at the next step (default 1); origin, periodic: the cells' origin and the number
         of cells per period along each axis (RCBPartition); images(x, reach): the periodic
         images (index, shift) of the points x within reach of a boundary, which make their
@@ -51,7 +51,7 @@ class Domain:
         if not tolerance >= 1.0:
             raise InputError(f"balance_tolerance: {tolerance} (max/avg load) must be >= 1")
         self.comm = comm
-        self._reach = reach or (lambda gid, radius: np.ones(len(gid), np.int64))
+        self._reach = reach or _OneCell()
         self.reach = 1                    # the largest reach of a body, in cells, all ranks
         self.row_reach = int(row_reach)   # cells from a row's point to its next owner's
         self.part = RCBPartition(comm.size, cell, (0, 1, 2) if partition == "rcb" else (axis,),
@@ -134,8 +134,8 @@ class Domain:
     def setup(self, bodies):
         """From any initial split of the bodies (each on one rank) to the owners' boxes."""
         if self.comm.size > 1:
-            self.reach = self.comm.max(int(self._reach(bodies.gid, bodies.radius).max(
-                initial=1)))
+            self.reach = self.comm.max(int(self._reach.cells(
+                bodies.gid, bodies.radius, bodies.x).max(initial=1)))
         self.part.balance(self.comm.mpi, bodies.x)
         self._units, self._window[:] = None, 0.0
         return self.migrate(bodies, check_balance=False)
@@ -205,18 +205,36 @@ class Domain:
         self._row_bytes = (type(owned).row_bytes(), self._row_bytes[1])
         if self.comm.size == 1:
             return owned
-        idx, dest = self._holders_of(owned.x[:n], self._reach(owned.gid[:n],
-                                                              owned.radius[:n]))
-        keep = dest != self.comm.rank
-        ghosts = self.route_table(owned, idx[keep], dest[keep], neighbours=True).sorted_by_gid()
+        gid, radius, x = owned.gid[:n], owned.radius[:n], owned.x[:n]
+        coarse, parts = None, []
+        rows = np.arange(n)
+        if self._reach.staged:        # the coarse bodies first: they set the others' reach
+            big = self._reach.coarse(gid, radius)
+            rows = np.flatnonzero(big)
+            parts.append(self._send_ghosts(owned, rows, None))
+            coarse = (np.concatenate([x[rows], parts[0].x]),
+                      np.concatenate([radius[rows], parts[0].radius]))
+            rows = np.flatnonzero(~big)
+        parts.append(self._send_ghosts(owned, rows, coarse))
+        ghosts = type(owned).concat(parts).sorted_by_gid()
         held = type(owned)(n + len(ghosts), n_owned=n, **{
             f: np.concatenate([a[:n], getattr(ghosts, f)])
             for f, a in owned.columns(owned.PERSISTENT).items()})
         # every holder of a body computes the same holder ranks from the same position
-        self._holders = self._holders_of(held.x, self._reach(held.gid, held.radius))
+        self._holders = self._holders_of(held.x, self._reach.cells(held.gid, held.radius,
+                                                                   held.x, coarse))
         self._owners = self.part.owner(held.x)
         self._held = (n, len(ghosts))
         return held
+
+    def _send_ghosts(self, owned, rows, coarse):
+        """Ghost copies of the owned bodies `rows` for the other ranks that must hold them;
+        returns the copies this rank receives."""
+        x = owned.x[rows]
+        idx, dest = self._holders_of(x, self._reach.cells(owned.gid[rows], owned.radius[rows],
+                                                          x, coarse))
+        keep = dest != self.comm.rank
+        return self.route_table(owned, rows[idx[keep]], dest[keep], neighbours=True)
 
     def _holders_of(self, x, reach):
         """part.holders of the points x with their reach, and of their periodic images (a
@@ -350,3 +368,14 @@ class Domain:
                 "contact_bytes": contacts * contact_row + incidences * 2 * 8,
                 "exchange_bytes": exchange, "partition_bytes": self.part.nbytes(),
                 "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+class _OneCell:
+    """The default reach: one cell for every body (cells at least a body's diameter)."""
+    one, staged = True, False
+
+    def cells(self, gid, radius, x, coarse=None):
+        return np.ones(len(gid), np.int64)
+
+    def coarse(self, gid, radius):
+        return np.zeros(len(gid), bool)

@@ -325,7 +325,8 @@ def test_a_polydisperse_bed_with_a_fixed_block_runs_as_in_serial():
     reach; the trajectory is the serial one."""
     sim = same_as_serial(polydisperse_bed, 12)
     assert sim.levels.nlevels == 5
-    assert sim.domain.part.cell == sim.levels.finest < sim.cell / 10
+    assert (sim.domain.part.cell == sim.levels.finest).all()
+    assert (sim.levels.finest < sim.cell / 10).all()
     assert sim.domain.reach > 1
     levels = sim.levels.level(np.array([0.00099 + 0.5 * sim.margin, 0.02]))
     assert levels.tolist() == [4, 0]
@@ -404,3 +405,32 @@ def test_a_periodic_flow_cut_one_cell_thin_runs_as_in_serial():
         return np.stack([0 * i, bounds[part.first[i] + part.count[i] // 2 - 1]], axis=1)
 
     same_as_serial(periodic_flow, 20, slabs)
+
+
+def long_bed():
+    """A bed of 1 mm grains 0.3 m long with one boulder 20 times larger at one end."""
+    m = ps.Model(gravity=(1.0, 0.0, -9.81))
+    m.surface("g", "g", friction=0.5)
+    m.surface("g", "f", friction=0.5)
+    m.half_space((0, 0, 0), (0, 0, 1), "f")
+    k = np.arange(150 * 6 * 2)
+    x = 0.001 + 0.002 * np.stack([k % 150, (k // 150) % 6, k // 900], axis=1)
+    rng = np.random.default_rng(3)
+    m.spheres(x, 0.00099, "g", density=2000, velocities=rng.normal(0, 0.1, (len(k), 3)))
+    m.sphere((0.02, 0.006, 0.0241), 0.02, "g", density=2000, velocity=(0.1, 0.0, -0.1))
+    return m
+
+
+def test_grains_far_from_a_boulder_keep_a_thin_ghost_layer():
+    """Only the grains beside a large body reach as far as its cells: a rank away from the
+    boulder (beyond x = 0.14 m: the grains beside it reach about 0.13 m) holds a layer of one
+    grain diameter of its neighbours' grains. The run equals serial."""
+    sim = same_as_serial(long_bed, 6)
+    ghosts = WORLD.allgather(sim.domain.memory()["ghosts"])
+    part = sim.domain.part
+    far = [r for r in range(WORLD.size)
+           if part.lo[r, 0] * part.cell[0] > 0.14 and (part.lo[r] < part.hi[r]).all()]
+    assert far, (part.lo, part.hi)
+    # a grain diameter of the neighbours' grains (12 per x slice, 2 slices) and the boulder,
+    # not the 40 mm layer of a boulder's cell (about 250 grains)
+    assert all(ghosts[r] <= 60 for r in far), (ghosts, part.lo)
