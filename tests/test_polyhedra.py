@@ -460,3 +460,30 @@ def test_compiled_sphere_closest_points_equal_their_twin():
     for u, v in ((y0, y1), (d0, d1), (n0, n1)):
         assert np.allclose(u[near], v[near], rtol=0, atol=1e-12)
     assert (d0[near] < 0).any() and (d0[near] > 0).any()     # inside and outside
+
+
+def test_the_principal_frame_is_plain_arithmetic_whatever_blas_threads():
+    """symmetric_eigen agrees with LAPACK to round-off, and a skew block's principal frame
+    has the same bits with 1 and 4 OpenBLAS threads (LAPACK's eigh did not: a plain run and
+    an mpirun run then followed different trajectories)."""
+    import os
+    import subprocess
+    import sys
+
+    from parsolve.shapes.polyhedron import symmetric_eigen
+
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        A = rng.normal(size=(3, 3))
+        J = A @ A.T
+        w, Q = symmetric_eigen(J)
+        np.testing.assert_allclose(w, np.linalg.eigh(J)[0], rtol=0, atol=1e-14 * w.max())
+        np.testing.assert_allclose(Q @ np.diag(w) @ Q.T, J, rtol=0, atol=1e-14 * w.max())
+        np.testing.assert_allclose(Q.T @ Q, np.eye(3), atol=1e-15)
+    code = ("import numpy as np; from parsolve.shapes.polyhedron import make; "
+            "v = np.random.default_rng(0).normal(size=(12, 3)) * [1.0, 0.6, 0.3]; "
+            "out = make('block', v); print(out[2].tobytes().hex(), out[4].tobytes().hex())")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, OPENBLAS_NUM_THREADS=t)).stdout
+            for t in ("1", "4")}
+    assert len(runs) == 1 and len(next(iter(runs))) > 100, runs

@@ -166,7 +166,7 @@ def mass_properties(vertices, faces):
     for f in faces:
         for k in range(1, len(f) - 1):
             A = np.stack([V[f[0]] - o, V[f[k]] - o, V[f[k + 1]] - o], axis=1)   # columns
-            det = np.linalg.det(A)
+            det = float(A[0] @ np.cross(A[1], A[2]))            # plain arithmetic, no LAPACK
             vol += det / 6.0
             first += det / 24.0 * A.sum(axis=1)
             cov += det * (A @ _CANONICAL @ A.T)
@@ -176,13 +176,47 @@ def mass_properties(vertices, faces):
     return vol, o + c, J
 
 
+def symmetric_eigen(J, sweeps=50):
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric 3 x 3 matrix by
+    cyclic Jacobi rotations in plain floating point: the same bits whatever BLAS, its kernels
+    or its thread count (LAPACK's eigh gave different last bits with 1 and 2 OpenBLAS
+    threads, so a block's principal frame, and then its trajectory, depended on how the
+    process was started)."""
+    a = [[float(J[i][j]) for j in range(3)] for i in range(3)]
+    v = [[1.0 if i == j else 0.0 for j in range(3)] for i in range(3)]
+    for _ in range(sweeps):
+        off = abs(a[0][1]) + abs(a[0][2]) + abs(a[1][2])
+        if off == 0.0:
+            break
+        for p, q in ((0, 1), (0, 2), (1, 2)):
+            if a[p][q] == 0.0:
+                continue
+            theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q])
+            t = (1.0 if theta >= 0.0 else -1.0) / (abs(theta) + (theta * theta + 1.0) ** 0.5)
+            c = 1.0 / (t * t + 1.0) ** 0.5
+            s = t * c
+            for k in range(3):                    # a <- a G (columns p, q)
+                akp, akq = a[k][p], a[k][q]
+                a[k][p], a[k][q] = c * akp - s * akq, s * akp + c * akq
+            for k in range(3):                    # a <- G^T a (rows p, q)
+                apk, aqk = a[p][k], a[q][k]
+                a[p][k], a[q][k] = c * apk - s * aqk, s * apk + c * aqk
+            a[p][q] = a[q][p] = 0.0
+            for k in range(3):                    # v <- v G
+                vkp, vkq = v[k][p], v[k][q]
+                v[k][p], v[k][q] = c * vkp - s * vkq, s * vkp + c * vkq
+    w = np.array([a[i][i] for i in range(3)])
+    order = np.argsort(w, kind="stable")
+    return w[order], np.array(v)[:, order]
+
+
 def principal_frame(J):
     """Principal moments (3,) and axes Q (columns, det +1) of an inertia tensor; a tensor
     already diagonal keeps its axes (a brick keeps its edges along x, y, z)."""
     off = np.abs(J - np.diag(np.diag(J))).max()
     if off <= 1e-14 * np.trace(J):
         return np.diag(J).copy(), np.eye(3)
-    moments, Q = np.linalg.eigh(J)
+    moments, Q = symmetric_eigen(J)
     Q = Q * np.where(Q[np.argmax(np.abs(Q), axis=0), range(3)] < 0, -1.0, 1.0)
     if np.linalg.det(Q) < 0:
         Q[:, 2] = -Q[:, 2]
