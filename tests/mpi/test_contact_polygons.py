@@ -14,22 +14,11 @@ import parsolve as ps
 from parsolve.parallel import Comm
 from parsolve.simulation import Simulation
 
+from test_polyhedra import wall  # noqa: E402  (the same 210-brick wall)
+
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
 H, STEPS = 1e-3, 8
-
-
-def wall():
-    """20 courses of 0.2 x 0.1 x 0.05 m bricks in running bond on a fixed slab, pushed
-    sideways at the top."""
-    m = ps.Model(gravity=(0, 0, -9.81))
-    m.surface("brick", "brick", friction=0.6, restitution=0.0)
-    slab = np.array([(x, y, z) for x in (-0.5, 2.5) for y in (-0.2, 0.3) for z in (-0.1, 0.0)])
-    m.polyhedron(slab, "brick", fixed=True, name="base")
-    ids = m.wall(length=2.0, height=1.0, brick=(0.2, 0.1, 0.05), material="brick",
-                 density=1800, gap=1e-4)
-    m.load(ids[-1], force=(-5.0, 0.0, 0.0))
-    return m
 
 
 def run(comm, output):
