@@ -25,3 +25,41 @@ def test_cell_ids_are_equal_exactly_for_equal_cells():
     same = (cells[:, None, :] == cells[None, :, :]).all(axis=2)
     assert (same == (ids[:, None] == ids[None, :])).all()
     assert len(cell_ids(np.zeros((0, 3), np.int64))) == 0
+
+
+def test_rows_of_one_colour_in_different_cells_share_no_body_at_any_level():
+    """Levels: grains of 1 mm and bodies up to 20 times larger, every pair within a contact's
+    reach a row (point in the gap): two rows of one colour in different cells never share a
+    body, the levels follow the sizes, and a coarse cell's rows have one anchor."""
+    from types import SimpleNamespace
+
+    from parsolve.parallel.colouring import Levels, colours_of
+
+    rng = np.random.default_rng(7)
+    n = 1500
+    radius = np.where(rng.random(n) < 0.05, rng.uniform(0.005, 0.02, n),
+                      rng.uniform(0.0008, 0.001, n))
+    x = rng.uniform(0, 0.06, (n, 3))
+    margin = 1e-6
+    d = np.linalg.norm(x[:, None] - x[None], axis=2)
+    a, b = np.nonzero(np.triu(d <= radius[:, None] + radius[None] + margin, 1))
+    u = (x[b] - x[a]) / d[a, b][:, None]
+    point = x[a] + u * (radius[a] + 0.5 * (d[a, b] - radius[a] - radius[b]))[:, None]
+    from parsolve.interactions import Interactions
+
+    rows = Interactions(len(a), a=a, b=b, point=point, k2=np.zeros(len(a), np.int64))
+    levels = Levels(2 * radius.max() + margin, radius.min() + 0.5 * margin)
+    assert levels.nlevels == 5 and len(a) > 300
+    cells = levels.row_cells(rows, SimpleNamespace(x=x, radius=radius), margin)
+    colour = colours_of(cells)
+    assert {0, 4} <= set(cells[:, 3].tolist()) and len(set(cells[:, 3].tolist())) >= 3
+    key = cell_ids(cells)
+    for c in np.unique(colour):
+        rows_c = np.flatnonzero(colour == c)
+        cell_of_body = {}
+        for r in rows_c:
+            for body in (a[r], b[r]):
+                assert cell_of_body.setdefault(body, key[r]) == key[r], (c, body)
+    anchors = levels.anchor(cells)
+    for k in np.unique(key):
+        assert len(np.unique(anchors[key == k], axis=0)) == 1
