@@ -308,12 +308,14 @@ class Stepper:
         bodies; a row is kept where its body A is itself, B taken as the body with its offset
         minus the image's shift."""
         index, shift = self.period.images(b.x, float(np.max(self.levels.top)))
+        obstacles = self.moving.at(self.model.obstacles, t)
+        if not len(index):                      # nothing near a boundary
+            return detect(b, obstacles, self.mu_table, self.e_table, margin)
         images = b.take(index)
         images.x = images.x + shift
         n = len(b)
-        rows = detect(type(b).concat([b.take(np.arange(n)), images]),
-                      self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
-                      margin)
+        rows = detect(type(b).concat([b.take(np.arange(n)), images]), obstacles,
+                      self.mu_table, self.e_table, margin)
         image = rows.b >= n
         k = np.where(image, rows.b - n, 0)
         keep = (rows.a < n) & ~(image & (index[k] == rows.a))

@@ -91,6 +91,22 @@ def test_bodies_wrap_and_the_energy_balance_holds_through_the_wraps():
     assert abs(r["energy_error"]) < 1e-9 * total
 
 
+def test_a_step_with_no_body_near_a_boundary():
+    """Bodies far from every boundary have no images: detection runs as without periods (and
+    a body that then crosses one wraps)."""
+    m = ps.Model(gravity=(0, 0, 0))
+    m.surface("g", "g", friction=0.2)
+    m.periodic(x=(0.0, 1.0))
+    m.spheres([(0.45, 0, 0), (0.4899, 0, 0), (0.7, 0.1, 0)], 0.02, "g", density=1000,
+              velocities=[(0, 0, 0), (0, 0, 0), (30.0, 0, 0)])
+    sim = Simulation(m, step=1e-3, progress=0, quiet=True)
+    assert sim.step()["contacts"] == 1                     # the two touching ones
+    for _ in range(20):
+        sim.step()
+    x = sim.owned.x[:, 0]
+    assert 0.3 < x[2] < 0.4                                # 1.33: it crossed x = 1, wrapped
+
+
 def test_bad_periods_are_refused_by_name():
     with pytest.raises(InputError, match="periodic y: upper"):
         ps.Model().periodic(y=(1.0, 1.0))
