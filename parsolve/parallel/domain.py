@@ -2,12 +2,12 @@
 
 Every rank owns the bodies whose centres lie in its subdomain, a box of whole cells cut by
 recursive coordinate bisection (partition.py), and holds read-only ghost copies of the bodies
-whose reach (a number of cells, from the body's size) meets its box: enough for every contact
-whose point lies in its box (the contacts it owns) to find both bodies. The cells are those of
-the smallest bodies, so one large body coarsens neither the cuts nor the ghost layer of the
-others. A body's holders (its owner and the ranks that keep a ghost)
-follow from its position and the cuts alone, so every rank computes the same holders for the
-same body. Copies are exact (bits are sent), and the Gauss-Seidel exchange (halo.py) sends
+whose reach (a number of cells, from the body's size and neighbourhood: parsolve/reach.py)
+meets its box: enough for every row it owns to find its bodies. The cells are those of the
+smallest bodies, so one large body coarsens neither the cuts nor the ghost layer of the
+grains away from it. A body's holders (its owner and the ranks that keep a ghost) follow
+from its position, its reach and the cuts alone, so every rank computes the same holders
+for the same body. Copies are exact (bits are sent), and the Gauss-Seidel exchange (halo.py) sends
 new values, never increments, so all copies stay equal.
 
 Rows travel as tables (parsolve.table.Table): a table's PERSISTENT columns, as it declares
@@ -35,14 +35,16 @@ class Domain:
     def __init__(self, comm, cell, axis=0, tolerance=1.1, balance="time", min_seconds=0.2,
                  min_steps=10, partition="rcb", reach=None, row_reach=1, origin=None,
                  periodic=None, images=None):
-        """cell: the side of the partition's cells; reach: how many cells beyond a body's cell
-        the rows it must be held for may lie (parsolve.reach.Reach: cells(gid, radius, x,
-        coarse), coarse(gid, radius), staged; default 1: cells at least a body diameter); row_reach: cells from a row's point to the cell that may own
-        it at the next step (default 1); origin, periodic: the cells' origin and the number
-        of cells per period along each axis (RCBPartition); images(x, reach): the periodic
-        images (index, shift) of the points x within reach of a boundary, which make their
-        holders too (None: no periodic axis); axis: the axis of the cuts when partition="slab" (slabs of whole cells,
-        the partition before RCB, kept for comparison); "rcb" cuts any axis."""
+        """cell: the side of the partition's cells (one per axis, or one for all).
+        reach: how many cells beyond a body's cell the rows it must be held for may lie
+        (parsolve.reach.Reach: cells(gid, radius, x, coarse), coarse(gid, radius), staged;
+        default 1: cells at least a body diameter). row_reach: cells from a row's point to
+        the cell that may own it at the next step (default 1). origin, periodic: the cells'
+        origin and the number of cells per period along each axis (RCBPartition).
+        images(x, reach): the periodic images (index, shift) of the points x within reach of
+        a boundary, which make their holders too (None: no periodic axis). axis: the axis of
+        the cuts when partition="slab" (slabs of whole cells, the partition before RCB, kept
+        for comparison); "rcb" cuts any axis."""
         if balance not in self.BALANCE:
             raise InputError(f"balance: {balance!r} is not one of {', '.join(self.BALANCE)}")
         if partition not in self.PARTITION:
