@@ -327,10 +327,31 @@ class Stepper:
         """(rows, colours, cells): the rows this rank owns (by the colouring's cells), in
         sweep order, each colour's range and each row's cell (parallel.colouring.Levels)."""
         cells = self.levels.row_cells(rows, b, self.margin)
-        mine = np.flatnonzero(self.domain.owns_cells(self.levels.anchor(cells)))
+        owner = self.domain.owner_of_cells(self.levels.anchor(cells))
+        if self.levels.nlevels > 1 and self.comm.size > 1:
+            self._check_held(rows, owner)
+        mine = np.flatnonzero(owner == self.comm.rank)
         rows, cells = rows.take(mine), cells[mine]
         order, colours = self.levels.order(cells, rows.k1, rows.k2)
         return rows.take(order), colours, cells[order]
+
+    def _check_held(self, rows, owner):
+        """Collective: every row's owner holds its bodies (parsolve/reach.py makes it so for
+        the rows of a step); a row whose cell lies beyond its bodies' reach would be lost, so
+        it is refused by name on every rank instead."""
+        dom = self.domain
+        bad = ~dom.held_by(rows.a, owner) | ((rows.b >= 0) & ~dom.held_by(
+            np.maximum(rows.b, 0), owner))
+        count = self.comm.sum(int(bad.sum()))
+        if not count:
+            return
+        k = np.flatnonzero(bad)
+        first = (int(rows.k1[k[0]]), int(rows.k2[k[0]])) if len(k) else (-1, -1)
+        worst = max(self.comm.allgather(first))
+        raise everywhere(InputError(
+            f"{count} row(s) (the first: key {worst}) lie in a colouring cell whose owner "
+            "does not hold their bodies: a gap far beyond the contact margin (projection "
+            "with bodies of several sizes?); run on one rank or without projection"))
 
     def _moving(self, rows, b):
         """rows without those between two driven sides (kinematic bodies, space): nothing

@@ -282,6 +282,23 @@ class Domain:
     def owns(self, points):
         return self.part.owner(points) == self.comm.rank
 
+    def held_by(self, body, ranks):
+        """Whether each rank ranks[k] holds a copy of the held body body[k] (from the holders
+        of this step's ghosts: every holder of a body computes the same ones)."""
+        if self.comm.size == 1:
+            return np.ones(len(body), bool)
+        row, rank = self._holders                # sorted by (row, rank)
+        key = row * self.comm.size + rank
+        want = np.asarray(body, np.int64) * self.comm.size + np.asarray(ranks, np.int64)
+        pos = np.minimum(np.searchsorted(key, want), max(len(key) - 1, 0))
+        return (key[pos] == want) if len(key) else np.zeros(len(want), bool)
+
+    def owner_of_cells(self, cells):
+        """The rank owning each row of partition cell indices (n, 3)."""
+        if self.comm.size == 1:
+            return np.zeros(len(cells), np.int64)
+        return self.part.owner_of_cells(cells)
+
     def owns_cells(self, cells):
         """Whether this rank owns each row of partition cell indices (n, 3)."""
         if self.comm.size == 1:

@@ -434,3 +434,18 @@ def test_grains_far_from_a_boulder_keep_a_thin_ghost_layer():
     # a grain diameter of the neighbours' grains (12 per x slice, 2 slices) and the boulder,
     # not the 40 mm layer of a boulder's cell (about 250 grains)
     assert all(ghosts[r] <= 60 for r in far), (ghosts, part.lo)
+
+
+def test_a_row_beyond_its_bodies_reach_is_refused_not_lost():
+    """With the ghosts' reach cut to one cell (a broken rule), a boulder's rows have owners
+    that do not hold the boulder: every rank raises the same InputError instead of losing
+    them."""
+    from parsolve.errors import InputError
+    from parsolve.parallel.domain import _OneCell
+
+    sim = Simulation(polydisperse_bed(), step=1e-3, solver=ps.GaussSeidel(tol=1e-9),
+                     progress=0, quiet=True, comm=Comm(WORLD))
+    sim.domain._reach = _OneCell()
+    with pytest.raises(InputError, match="does not hold their bodies"):
+        for _ in range(3):
+            sim.step()
