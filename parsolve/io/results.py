@@ -287,35 +287,20 @@ class ResultsWriter:
     def _contact_polygons(self, group, contacts):
         """One cell per contact pair (its contact rows, k2 >= 0, grouped by (k1, k2 // 64)):
         the pair's points ordered around their centre in the plane of the pair's normal, with
-        the pair's total force on A and its parts (see contact_polygons). A pair whose points
-        lie on several ranks is written by the lowest of them, which receives the others'
-        rows: every rank learns the others' pair keys (16 bytes a pair) once per frame."""
+        the pair's total force on A and its parts (see contact_polygons). On several ranks the
+        rows of each pair travel to the rank its key hashes to, which writes the pair (one
+        all-to-all a frame; no rank holds more than its share of the pairs)."""
         rows = np.flatnonzero(contacts.k2 >= 0)
         pair = np.stack([contacts.k1[rows], contacts.k2[rows] // FEATURES], axis=1)
         point, normal = contacts.point[rows], contacts.frame[rows, 0, :]
         force = np.einsum("kji,kj->ki", contacts.frame[rows], contacts.R[rows]) / self.h
         k2 = contacts.k2[rows]
-        if self.comm.size > 1:
-            mine = np.unique(pair, axis=0)
-            held = self.comm.allgather(mine)
-            everywhere = np.concatenate(held)
-            keys, count = np.unique(everywhere, axis=0, return_counts=True)
-            shared = keys[count > 1]
-            if self.comm.sum(len(shared)):
-                out = _member(pair, shared)
-                sent = self.comm.allgather((pair[out], k2[out], point[out], normal[out],
-                                            force[out]))
-                # the lowest rank holding a shared pair writes it
-                lowest = np.full(len(shared), self.comm.size)
-                for r in range(self.comm.size - 1, -1, -1):
-                    lowest[_member(shared, held[r])] = r
-                keep = ~out
-                mine_shared = shared[lowest == self.comm.rank]
-                parts = [(pair[keep], k2[keep], point[keep], normal[keep], force[keep])]
-                for s in sent:
-                    sel = _member(s[0], mine_shared)
-                    parts.append(tuple(a[sel] for a in s))
-                pair, k2, point, normal, force = (np.concatenate(c) for c in zip(*parts))
+        if self.comm.size > 1:           # all the rows of a pair to one rank, by its key
+            code = (pair[:, 0].astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+                    ^ pair[:, 1].astype(np.uint64))
+            dest = (code % np.uint64(self.comm.size)).astype(np.int64)
+            pair, k2, point, normal, force = self.comm.route(dest, (pair, k2, point, normal,
+                                                                   force))
         cells = contact_polygons(pair, k2, point, normal, force)
         first, _ = self.comm.offset(len(cells["vertices"]))
         topo = cells["topology"].copy()
@@ -403,16 +388,6 @@ class ResultsWriter:
                                                    f"/frames/{local:06d}")
         os.replace(tmp, self.path)
         write_xdmf(self.path)
-
-
-def _member(rows, table):
-    """Which rows (n, 2) of int64 appear among the rows of `table` (m, 2)."""
-    if len(rows) == 0 or len(table) == 0:
-        return np.zeros(len(rows), bool)
-    both = np.concatenate([table, rows])
-    _, inverse = np.unique(both, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    return np.isin(inverse[len(table):], inverse[:len(table)])
 
 
 def contact_polygons(pair, k2, point, normal, force):

@@ -134,6 +134,16 @@ class Comm:
     def allgather(self, value):
         return self.mpi.allgather(value)
 
+    def route(self, dest, arrays):
+        """Row k of every array in `arrays` (a tuple) sent to rank dest[k]: the rows this rank
+        receives, concatenated in order of source rank (each source's in its order). An
+        all-to-all: O(rows / P) held per rank, whatever P."""
+        order = np.argsort(dest, kind="stable")
+        cuts = np.searchsorted(np.asarray(dest)[order], np.arange(self.size + 1))
+        send = [tuple(a[order[cuts[r]:cuts[r + 1]]] for a in arrays) for r in range(self.size)]
+        recv = self.mpi.alltoall(send)
+        return tuple(np.concatenate([part[i] for part in recv]) for i in range(len(arrays)))
+
     def allreduce_array(self, arr, op="sum"):
         """Element-wise reduction of a numpy array (same shape on every rank)."""
         out = np.empty_like(arr)
