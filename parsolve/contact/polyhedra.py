@@ -267,14 +267,17 @@ class Pack:
 PACK = Pack()
 
 
-def _kernel():
+def _kernel(twin=None):
+    """The compiled kernel of the same name as `twin` (default poly_contacts), or the twin
+    itself when PARSOLVE_KERNELS=python or nothing is built."""
+    twin = twin or poly_contacts
     if os.environ.get("PARSOLVE_KERNELS", "").lower() == "python":
-        return poly_contacts
+        return twin
     try:
-        from .._kernels.polyhedra import poly_contacts as compiled
-        return compiled
-    except ImportError:
-        return poly_contacts
+        from .._kernels import polyhedra
+        return getattr(polyhedra, twin.__name__)
+    except (ImportError, AttributeError):
+        return twin
 
 
 def contacts(ta, xa, Ra, tb, xb, Rb, margin, kernel=None):
@@ -377,7 +380,7 @@ def sphere_poly(A, s, B, p, margin, kernel=None):
     t = PACK.index(B.template[p], polyhedron.hull)
     a = PACK.arrays
     nl, dist, y = np.zeros((len(s), 3)), np.zeros(len(s)), np.zeros((len(s), 3))
-    f = kernel or _sphere_kernel()
+    f = kernel or _kernel(sphere_closest)
     f(a["V"], a["vptr"], a["N"], a["D"], a["fptr"], a["FV"], a["fvptr"],
       np.ascontiguousarray(t, np.int64), c, np.ascontiguousarray(A.radius[s] + margin, float),
       y, dist, nl)
@@ -388,16 +391,6 @@ def sphere_poly(A, s, B, p, margin, kernel=None):
     pt = A.x[s] - n_out * (A.radius[s] + 0.5 * gap)[:, None]
     return {"a": np.asarray(s, np.int64), "b": np.asarray(p, np.int64),
             "feature": np.zeros(len(s), np.int64), "normal": n_out, "point": pt, "gap": gap}
-
-
-def _sphere_kernel():
-    if os.environ.get("PARSOLVE_KERNELS", "").lower() == "python":
-        return sphere_closest
-    try:
-        from .._kernels.polyhedra import sphere_closest as compiled
-        return compiled
-    except ImportError:
-        return sphere_closest
 
 
 class _Packed:

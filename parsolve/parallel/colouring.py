@@ -23,10 +23,6 @@ NCOLOURS = 8                       # per level
 MAX_LEVELS = 8                     # cells down to top / 128; finer rows share the last level
 
 
-def cells_of(points, cell):
-    return np.floor(points / cell).astype(np.int64)
-
-
 def cell_ids(cells):
     """One integer per row of cell indices (n, k), equal exactly when the rows are equal."""
     order = np.lexsort(cells.T)

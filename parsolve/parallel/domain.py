@@ -299,13 +299,6 @@ class Domain:
             return np.zeros(len(cells), np.int64)
         return self.part.owner_of_cells(cells)
 
-    def owns_cells(self, cells):
-        """Whether this rank owns each row of partition cell indices (n, 3)."""
-        if self.comm.size == 1:
-            return np.ones(len(cells), bool)
-        return self.part.owner_of_cells(cells) == self.comm.rank
-
-    # -- the sweep's exchanges -----------------------------------------------------------------
     def schedule(self, held, inc_body, con, colours, cells, du):
         """The ColourSchedule of this step's sweeps: colour c's contacts with the cells that
         touch a body held by other ranks first (whole cells, each in its key order), then the
