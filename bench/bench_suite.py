@@ -30,12 +30,17 @@ import common  # noqa: E402
 PARSOLVE = {"parsolve-gs": ("gs", {"max_iter": 10 ** 8}),
             "parsolve-newton": ("newton", {"max_iter": 10 ** 6}),
             "parsolve-hybrid": ("hybrid", {"max_iter": 10 ** 8}),
+            # the interior point, then Newton from its best iterate (issue 20)
+            "parsolve-ipm": ("ipm", {"max_iter": 500, "newton_iter": 10 ** 6}),
+            "parsolve-hybrid-ipm": ("hybrid", {"max_iter": 10 ** 8, "stage": "ipm"}),
+            # Newton's line search non-monotone over the anchor's last 5 merits
+            "parsolve-newton-gll": ("newton", {"max_iter": 10 ** 6, "memory": 5}),
             # Gauss-Seidel's options (issue 20, scope 4): over-relaxed, shuffled every sweep
             "parsolve-gs-w1.5": ("gs", {"max_iter": 10 ** 8, "omega": 1.5}),
             "parsolve-gs-shuffle": ("gs", {"max_iter": 10 ** 8, "shuffle": "sweep", "seed": 1})}
 SICONOS = {"siconos-nsgs": ("nsgs", 10 ** 8), "siconos-nsn-ac": ("newton_ac", 10 ** 6)}
 SOLVERS = tuple(PARSOLVE) + tuple(SICONOS)
-DEFAULT_SOLVERS = ("parsolve-gs", "parsolve-newton", "parsolve-hybrid") + tuple(SICONOS)
+DEFAULT_SOLVERS = ("parsolve-gs", "parsolve-newton", "parsolve-hybrid", "parsolve-ipm") + tuple(SICONOS)
 
 
 def worker(path, solver, tol):

@@ -15,6 +15,7 @@ from .errors import CollectiveError, FileFormatError, InputError, ParsolveError 
 from .model import Model  # noqa: E402
 from .solvers import GaussSeidel, make_solver  # noqa: E402
 from .solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
+from .solvers.interior import InteriorPoint  # noqa: E402
 from .run import Simulation  # noqa: E402
 
 
@@ -33,5 +34,6 @@ def size():
 
 
 __all__ = ["rank", "size", "Simulation", "Model", "GaussSeidel", "SemismoothNewton", "Hybrid",
+           "InteriorPoint",
            "make_solver", "ParsolveError", "InputError", "CollectiveError", "FileFormatError",
            "__version__"]

@@ -43,7 +43,8 @@ def main(argv=None):
     solve = fcs.add_parser("solve", help="solve it; print one JSON line")
     solve.add_argument("file")
     solve.add_argument("--solver", default="gs",
-                       help="gs, newton, hybrid or auto (the Hybrid for tol <= 1e-6, "
+                       help="gs, newton, hybrid, ipm (interior point, Newton to polish) "
+                            "or auto (the Hybrid for tol <= 1e-6, "
                             "else Gauss-Seidel with omega 1.5)")
     solve.add_argument("--local", default="auto", help="projection, quartic, newton or auto")
     solve.add_argument("--tol", type=float, default=1e-8)

@@ -60,7 +60,7 @@ def test_the_exported_step_solves_to_the_runs_reactions(exported, tmp_path):
     path, R_run = exported
     p = fclib.read(path)
     assert p.n == 10 and "step 5" in p.title
-    for solver in ("gs", "newton", "hybrid"):
+    for solver in ("gs", "newton", "hybrid", "ipm"):
         out = str(tmp_path / f"{solver}.h5")
         r = cli("fclib", "solve", path, "--solver", solver, "--tol", "1e-11",
                 "--max-iter", "20000", "--out", out)

@@ -90,7 +90,7 @@ def test_auto_takes_the_hybrid_for_tight_tolerances_and_over_relaxes_otherwise(c
     from parsolve.solvers.newton import Hybrid
 
     tight, loose = make_solver("auto", tol=TIGHT), make_solver("auto", tol=10 * TIGHT)
-    assert isinstance(tight, Hybrid) and tight.tol == TIGHT
+    assert isinstance(tight, Hybrid) and tight.tol == TIGHT and tight.ipm is not None
     assert isinstance(loose, ps.GaussSeidel) and loose.omega == AUTO_OMEGA
     # either reaches its tolerance on the column, at the one solution
     ref, _, _ = solve(ps.GaussSeidel(tol=1e-12, max_iter=100_000), column)

@@ -275,3 +275,29 @@ def test_bad_options_raise_input_error(build):
 def test_make_solver_builds_newton_and_hybrid():
     assert isinstance(make_solver("newton", tol=1e-9, max_iter=20), SemismoothNewton)
     assert isinstance(make_solver("hybrid", tol=1e-9, max_iter=20), Hybrid)
+
+
+def test_the_non_monotone_line_search_accepts_what_armijo_refuses(stack, monkeypatch):
+    """memory=5 (Grippo, Lampariello and Lucidi): the reference is the largest of the anchor's
+    last merits, so a step that raises the merit above the current one but not above that
+    maximum is taken; on the box stack it converges in fewer steps than the monotone search,
+    and memory=1 is that monotone search."""
+    refs = []
+    search = SemismoothNewton._search
+
+    def spy(self, p, R, U, V, d, Wd, Vd, reference, slopes):
+        out = search(self, p, R, U, V, d, Wd, Vd, reference, slopes)
+        refs.append((self.memory, reference, None if out is None else out[4]))
+        return out
+
+    monkeypatch.setattr(SemismoothNewton, "_search", spy)
+    _, mono, _ = solve(SemismoothNewton(tol=1e-10, max_iter=500, memory=1), stack)
+    _, gll, _ = solve(SemismoothNewton(tol=1e-10, max_iter=500, memory=5), stack)
+    assert mono.converged and gll.converged and gll.iterations < mono.iterations
+    assert all(new is None or new <= ref * (1 + 1e-12) for _, ref, new in refs)
+    # some non-monotone step: accepted above the merit it started from
+    merits = [(m, new) for m, _, new in refs if new is not None]
+    rises = [b for (m0, a), (m1, b) in zip(merits, merits[1:]) if m0 == m1 == 5 and b > a]
+    assert rises
+    with pytest.raises(InputError, match="memory"):
+        SemismoothNewton(memory=0)

@@ -78,6 +78,21 @@ def status(kind, param, R):
     return out
 
 
+def cones(kind, param):
+    """Each row's friction-cone slope mu (n,) for the interior-point solver, from its law's
+    `cone`; raises ValueError naming the kinds with no cone (or a slope <= 0)."""
+    mu = np.full(len(kind), np.nan)
+    for law, idx in _groups(kind):
+        if hasattr(law, "cone"):
+            mu[idx] = law.cone(param[idx])
+    bad = ~(mu > 0.0)
+    if bad.any():
+        names = sorted({KINDS[int(k)] for k in np.asarray(kind)[bad]})
+        raise ValueError(f"{int(bad.sum())} row(s) of kind {', '.join(names)} have no "
+                         "friction cone of slope > 0")
+    return mu
+
+
 def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True):
     """Each row's semismooth function Phi (n, 3), with A and B (n, 3, 3) when asked (twin of
     law.pxd's law_phi)."""
@@ -95,4 +110,4 @@ def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True):
 __all__ = ["LAWS", "KINDS", "OUTCOMES", "METHODS", "NCODES", "coulomb", "bilateral", "spring",
            "connector",
            "solve_params", "free_term", "row_solve", "residual_sq", "residual_vector",
-           "project_admissible", "phi_rows", "status"]
+           "project_admissible", "phi_rows", "status", "cones"]

@@ -35,6 +35,12 @@ def rows(mu, e):
     return {"kind": np.full(len(mu), KIND, np.int8), "param": param}
 
 
+def cone(p):
+    """The friction cone's slope per row for the interior-point solver: R in
+    {mu R_N >= |R_T|} and its dual holds U_N + mu |U_T| (None where the law has no cone)."""
+    return p[:, 0]
+
+
 def free_term(rows, U_before, t, h):
     """B's shift of contact rows: Newton's impact law and the closing of gaps (normal part)."""
     shift = np.zeros((len(rows), 3))

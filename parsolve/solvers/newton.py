@@ -35,9 +35,10 @@ counted as "ksp_capped". Every such event is counted in the report's `events` (n
 `event_names`), equal on every rank: all decisions read PETSc's reductions or sums that are
 exact over ranks, so every rank takes the same branches.
 
-Line search: Armijo backtracking on the merit 1/2 |Phi|^2 of the regularised problem
-(monotone within one anchor: a non-monotone reference let Newton cycle between active sets on
-settled piles).
+Line search: Armijo backtracking on the merit 1/2 |Phi|^2 of the regularised problem,
+monotone within one anchor by default; memory = M > 1 makes it non-monotone (Grippo, Lampariello
+and Lucidi 1986: the reference is the largest merit of the anchor's last M iterates). An earlier
+non-monotone reference across anchors let Newton cycle between active sets on settled piles.
 
 PETSc options: the first solver of the chain reads the unprefixed options of the PETSc
 database (`-ksp_type`, `-pc_type`, `-ksp_gmres_restart`, `-ksp_max_it`, `-ksp_monitor`,
@@ -134,8 +135,10 @@ class _LinearChain:
     built when first needed, the first from the PETSc options database. Counts its events
     into `events` and returns the KSP iterations it spent."""
 
-    def __init__(self, J, kinds, krylov, events):
+    def __init__(self, J, kinds, krylov, events, package=None, pivoting=False):
         self.J, self.kinds, self.krylov, self.events = J, kinds, krylov, events
+        self.package = package           # the LU's (None: _lu_package's choice)
+        self.pivoting = pivoting         # MUMPS: room for delayed pivots, null pivots kept
         self.ksps = [None] * len(kinds)
         self.fixed_rtol = None
         self.factored = False            # the LU solver holds factors of an earlier J
@@ -177,6 +180,14 @@ class _LinearChain:
         pc.setReusePreconditioner(True)
         self.factored = reason > 0
         return reason, its
+    def refresh(self):
+        """J changed entirely (an interior-point iteration): the next LU solve factors it
+        afresh instead of trying the old factors first."""
+        for kind, ksp in zip(self.kinds, self.ksps):
+            if kind == "lu" and ksp is not None:
+                ksp.getPC().setReusePreconditioner(False)
+        self.factored = False
+
     def _ksp(self, i):
         if self.ksps[i] is None:
             self.ksps[i] = self._make(self.kinds[i], options=(i == 0))
@@ -198,13 +209,17 @@ class _LinearChain:
         ksp.setTolerances(rtol=_ETA_MAX, atol=0.0, max_it=500 if kind == "gmres" else
                           2 * LU_REUSE_ITS)
         if kind == "lu":
-            package = _lu_package(self.J.getComm().getSize(), self.J.getSize()[0])
+            package = self.package or _lu_package(self.J.getComm().getSize(),
+                                                  self.J.getSize()[0])
             pc.setFactorSolverType(package)
             if package == "petsc":
                 pc.setFactorOrdering("nd")                # 3-4x faster than MUMPS on a wall
             else:
                 pc.setFactorSetUpSolverType()
                 pc.getFactorMatrix().setMumpsIcntl(7, 5)  # METIS: 1.4x faster than AMF
+                if self.pivoting:                         # ICNTL(14): 100 % more work
+                    pc.getFactorMatrix().setMumpsIcntl(14, 100)   # space (INFOG(1) -9
+                    pc.getFactorMatrix().setMumpsIcntl(24, 1)     # otherwise); null pivots
         if options:
             try:
                 ksp.setFromOptions()
@@ -251,7 +266,9 @@ class SemismoothNewton:
     3 x 3 diagonal blocks; "bjacobi" is ILU(0) on each rank's block, which fails on rigid sets);
     proximal: regularise around the iterate (module docstring; False: sigma stays 0 until a
     line search fails); warm_sweeps: Gauss-Seidel sweeps from the given R before the first
-    Newton step; fallback_sweeps: Gauss-Seidel sweeps taken when a step fails at SIGMA_MAX.
+    Newton step; fallback_sweeps: Gauss-Seidel sweeps taken when a step fails at SIGMA_MAX;
+    memory: the line search's reference, the largest merit of the last `memory` iterates of
+    the anchor (1: monotone Armijo).
     The report's `events` counts the names of `event_names` over the solve.
     """
 
@@ -259,7 +276,8 @@ class SemismoothNewton:
     event_names = NEWTON_EVENTS
 
     def __init__(self, tol=1e-10, max_iter=100, linear="auto", ksp_type="gmres",
-                 pc_type="pbjacobi", proximal=True, fallback_sweeps=5, warm_sweeps=10):
+                 pc_type="pbjacobi", proximal=True, fallback_sweeps=5, warm_sweeps=10,
+                 memory=1):
         from ..petsc import PETSc
 
         if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
@@ -271,6 +289,8 @@ class SemismoothNewton:
         if int(fallback_sweeps) < 1:
             raise InputError("SemismoothNewton: fallback_sweeps must be >= 1, got "
                              f"{fallback_sweeps!r}")
+        if int(memory) < 1:
+            raise InputError(f"SemismoothNewton: memory must be >= 1, got {memory!r}")
         if linear not in LINEAR_SOLVERS:
             raise InputError(f"SemismoothNewton: unknown linear solver {linear!r}: choose one "
                              f"of {', '.join(LINEAR_SOLVERS)}")
@@ -283,6 +303,7 @@ class SemismoothNewton:
         self.proximal = bool(proximal)
         self.fallback_sweeps = int(fallback_sweeps)
         self.warm_sweeps = int(warm_sweeps)
+        self.memory = int(memory)
 
     def chain(self, unknowns):
         """The linear solvers tried in order on a J of `unknowns` rows over all ranks."""
@@ -339,6 +360,7 @@ class SemismoothNewton:
                 events["proximal_steps"] += sigma > 0.0
                 V, start = U, theta                             # V = U + alpha (R - anchor)
                 current = start                                 # the regularised merit at R
+                recent = [start]                                # memory > 1: Grippo et al.
                 for inner in range(INNER_MAX):
                     it += 1
                     kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
@@ -346,13 +368,14 @@ class SemismoothNewton:
                     rhs.array[:] = -Phi.reshape(-1)
                     solved, k = linear.solve(rhs, d_vec, eta)
                     ksp_its += k
-                    found = solved and self._step(p, R, U, V, alpha, current, d_vec, Phi, A,
-                                                  Bj, slopes)
+                    found = solved and self._step(p, R, U, V, alpha, max(recent), d_vec,
+                                                  Phi, A, Bj, slopes)
                     if not found:
                         break
                     R[:], U, V, err, reg, theta = found
                     eta = _forcing(eta, reg / current if current > 0 else 0.0)
                     current = reg
+                    recent = (recent + [reg])[-self.memory:]
                     if err <= self.tol or it >= self.max_iter or reg <= KAPPA ** 2 * start:
                         break
                 if found or inner:                              # progress: a new anchor
@@ -450,8 +473,11 @@ class Hybrid:
     tried ever less often where it does not help, and for longer: before the next stage,
     Gauss-Seidel takes SWEEPS_PER_STEP sweeps per step of that stage (about what a step
     costs), so neither method gets much more time than the other. tol: the residual to
-    reach; max_iter: the Gauss-Seidel sweep budget; local: Gauss-Seidel's local solver (passed through when given); other options go to
-    SemismoothNewton. The report's .stages lists ("gs", sweeps) and ("newton", steps, ksp
+    reach; max_iter: the Gauss-Seidel sweep budget; local: Gauss-Seidel's local solver (passed
+    through when given); stage: "newton" (the proximal Newton) or "ipm" (the interior point
+    from the cones' axes, Newton polishing its best iterate: parsolve.solvers.interior) for
+    the stages, "ipm" only where every row has a friction cone (else Newton); other options
+    go to SemismoothNewton. The report's .stages lists ("gs", sweeps) and ("newton", steps, ksp
     iterations) in order, iterations counts both, and events sums the Newton stages' events
     with "newton_stages" and "newton_undone". The last stage is Gauss-Seidel unless Newton
     converged, so du stays consistent.
@@ -461,7 +487,7 @@ class Hybrid:
     event_names = NEWTON_EVENTS + ("newton_stages", "newton_undone")
 
     def __init__(self, tol=1e-10, max_iter=1000, window=10, stall=0.5, newton_iter=200,
-                 local=None, **newton_options):
+                 local=None, stage="newton", **newton_options):
         if int(max_iter) < 1:
             raise InputError(f"Hybrid: max_iter must be >= 1, got {max_iter!r}")
         if int(window) < 1:
@@ -470,17 +496,42 @@ class Hybrid:
             raise InputError(f"Hybrid: stall must lie in (0, 1), got {stall!r}")
         if int(newton_iter) < 1:
             raise InputError(f"Hybrid: newton_iter must be >= 1, got {newton_iter!r}")
+        if stage not in ("newton", "ipm"):
+            raise InputError(f"Hybrid: stage must be 'newton' or 'ipm', got {stage!r}")
         gs = {} if local is None else {"local": local}
         self.gs = GaussSeidel(tol=tol, max_iter=int(window), **gs)
         newton_options.setdefault("warm_sweeps", 0)      # Gauss-Seidel has just run
         self.newton = SemismoothNewton(tol=tol, max_iter=newton_iter, **newton_options)
+        self.ipm = None
+        if stage == "ipm":
+            from .interior import InteriorPoint
+
+            self.ipm = InteriorPoint(tol=tol, newton_iter=newton_iter, **newton_options)
+            self.event_names = tuple(dict.fromkeys(InteriorPoint.event_names
+                                                   + self.event_names))
         self.tol, self.max_iter = float(tol), int(max_iter)
         self.window, self.stall, self.newton_iter = int(window), float(stall), int(newton_iter)
 
     def solve(self, problem, R):
         """As GaussSeidel.solve; a problem through the bodies ends with du = M^-1 H^T R."""
-        return self._run(lambda: self.gs.solve(problem, R),
-                         lambda: self.newton.solve(problem, R), R)
+        stage, polish = self.newton, self.newton
+        if self.ipm is not None:
+            from .. import laws
+
+            try:
+                laws.cones(problem.kind, problem.param)
+                stage, polish = self.ipm, self.ipm.newton
+            except ValueError:                   # rows without a cone: Newton stages
+                pass
+
+        def newton(patience):
+            """A stage of newton_iter times `patience` Newton steps."""
+            polish.max_iter = self.newton_iter * patience
+            if stage is self.ipm:
+                stage.newton_iter = polish.max_iter
+            return stage.solve(problem, R)
+
+        return self._run(lambda: self.gs.solve(problem, R), newton, R)
 
     def _run(self, gs, newton, R):
         t0 = time.perf_counter()
@@ -503,9 +554,8 @@ class Hybrid:
             if r.converged or sweeps >= self.max_iter:
                 break
             saved = R.copy()                                # stalled: a Newton stage
-            self.newton.max_iter = self.newton_iter * patience
-            r = newton()
-            stages.append(("newton", r.iterations, r.ksp_iterations))
+            r = newton(patience)
+            stages += r.stages
             _add(local, r.local)
             _add(events, r.events)
             events["newton_stages"] += 1
@@ -520,7 +570,7 @@ class Hybrid:
                              residual=r.residual, converged=r.converged,
                              seconds=time.perf_counter() - t0, local=local, events=events)
         report.stages = stages
-        report.ksp_iterations = sum(s[2] for s in stages if s[0] == "newton")
+        report.ksp_iterations = sum(s[2] for s in stages if s[0] != "gs")
         report.newton_iterations = sum(s[1] for s in stages if s[0] == "newton")
         report.fallbacks = events["gs_fallback"]
         return report

@@ -55,9 +55,14 @@ def test_newton_on_all_ranks_equals_the_serial_run(serial, solver):
     sim = run(Comm(WORLD), solver)
     assert sum(r["newton_iterations"] for r in sim.rows) > 0
     assert sum(r["contacts"] for r in sim.rows) > 0
-    scale = np.abs(state(serial)).max()
-    np.testing.assert_allclose(gathered(sim), state(serial), rtol=0, atol=1e-8 * scale)
-    # the history's collective values are the same on every rank
+    assert_matches(sim, serial)
+
+
+def assert_matches(sim, ref):
+    """sim's state (over all ranks) equals ref's (serial) to the tolerance, and the history's
+    collective values are the same on every rank."""
+    scale = np.abs(state(ref)).max()
+    np.testing.assert_allclose(gathered(sim), state(ref), rtol=0, atol=1e-8 * scale)
     rows = WORLD.allgather([(r["iterations"], r["residual"]) for r in sim.rows])
     assert all(r == rows[0] for r in rows)
 
@@ -116,3 +121,20 @@ def test_shuffled_relaxed_gauss_seidel_is_the_serial_run_bit_for_bit():
     assert_equals_serial(par, serial)
     plain = run(Comm(MPI.COMM_SELF), gs(), steps=15)
     assert not np.array_equal(plain.contacts.R, serial.contacts.R)
+
+
+def test_the_interior_point_on_all_ranks_equals_the_serial_run(serial):
+    """The interior point (its iterations alone: no Newton polish) over distributed W: the
+    state equals the serial interior point's to the tolerance, and its iterations, residuals
+    and events are the same on every rank."""
+    from parsolve.solvers.interior import InteriorPoint
+
+    runs = [run(Comm(c), InteriorPoint(tol=TOL, newton_iter=0), steps=6)
+            for c in (MPI.COMM_SELF, WORLD)]
+    one, par = runs
+    assert sum(r["iterations"] for r in par.rows) > 0
+    assert sum(r["contacts"] for r in par.rows) > 20
+    assert_matches(par, one)
+    assert all(e == events(par) for e in WORLD.allgather(events(par)))
+    assert events(par)["newton_polish"] == events(one)["newton_polish"] == 0
+    assert events(par)["lu_factorisations"] > 0

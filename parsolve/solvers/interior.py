@@ -1,0 +1,335 @@
+"""Primal-dual interior-point method on the friction cones, over PETSc.
+
+Coulomb's law as a cone complementarity problem (De Saxce's bipotential; the interior-point
+methods of Kleinert, Simeon and Obermayr 2014 for granular contact and of Mangoni and Tasora
+2018 for multibody systems). Per contact, normal first, with S = diag(mu, 1, 1):
+
+    x = S r  in L = {x_0 >= |x_T|},   y = S^-1 (u + mu |u_T| e_N)  in L,   x . y = 0,
+
+u = W r + q. L is self-dual, so x . y >= 0 row by row, and the rows' sum measures how far the
+iterate is from complementarity. So y = M x + b(x) with M = S^-1 W S^-1 and b = S^-1 q +
+|u_T| e_N: the shift |u_T| (De Saxce's) makes the problem non-monotone (Coulomb's friction is
+not associated); with it frozen the problem is a monotone one over second-order cones.
+
+Each iteration takes Nesterov and Todd's scaling T of every cone (T y = T^-1 x = lambda;
+Vandenberghe's CVXOPT notes give it in closed form) and Mehrotra's predictor-corrector: the
+affine direction, the centring sigma = (mu_affine / mu)^3, then the corrected direction with
+target sigma mu. Both solve one linear system, in r (dx = S dr keeps the scaling row-local):
+
+    (E S^-1 W + (T^-2 + delta I) S) dr = -(M x + b - y) + T^-1 xi,   dy = T^-1 (xi - T^-1 dx),
+
+E = I + e_N t^T row by row (t = u_T / |u_T|): Newton's derivative of the shift. Where that
+direction's step is shorter than ALPHA_MIN (the shift's derivative jumps near sticking
+contacts), the monotone direction (E = I, the shift frozen at the iterate) is tried too
+("monotone_direction") and the step whose end has the lower residual taken (by the longer
+step on the mixed piles of the suite it stalled). One step length for x and y, TAU of the way to
+the cones' boundary, so the residual M x + b - y of the linear part shrinks with it. delta
+(DELTA of W's mean diagonal) regularises hyperstatic sets, where W is singular and so is the
+system on sticking contacts. The systems go through Newton's chain of linear solvers (LU by
+MUMPS, which pivots, given twice its work space for the delayed pivots (ICNTL(14)) and
+detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does not pivot and meets
+zero pivots on these systems; GMRES), every fallback counted.
+
+The iterate is always interior, so it is not the warm start's: the method starts at the cones'
+axes, scaled by |q| and W's diagonal (the solution from R = 0 in FCLIB's sense). It stops at the
+DESIGN.md residual tol, at max_iter, or when the best residual has not halved in STALL
+iterations, and returns its best iterate. Global quantities: exact sums (x . y, the residual)
+and PETSc's minimum (the step length), so every rank takes the same branches.
+"""
+import math
+import time
+
+import numpy as np
+
+from .. import laws
+from ..errors import InputError
+from . import kernels
+from .gauss_seidel import SolveReport
+from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, SemismoothNewton
+from .residual import residual_from_parts
+
+TAU = 0.99                 # fraction of the step to the cones' boundary taken
+ALPHA_MIN = 0.1            # below: try the monotone direction too
+DELTA = 1e-9               # primal regularisation, relative to W's mean diagonal
+STALL = 40                 # iterations without halving the best residual: stop
+EDGE = 1e-30               # no row closer to its cone's edge than this (relative)
+RTOL = 1e-8                # the linear solves' relative residual
+IPM_EVENTS = NEWTON_EVENTS + ("monotone_direction", "linear_failed", "newton_polish")
+_J = np.array([1.0, -1.0, -1.0])
+
+
+class InteriorPoint:
+    """Primal-dual interior-point solver of frictional contact (see the module docstring).
+
+    tol: the DESIGN.md residual to reach; max_iter: iterations (each one or two
+    factorisations); newton_iter: the proximal Newton's steps from the best iterate when the
+    iterations end above tol (the interior point finds the active set, Newton polishes: on
+    the suite's Kapla towers ~100 steps from 1e-7; 0: none); linear, ksp_type, pc_type and
+    other options: SemismoothNewton's (memory 5 by default: its non-monotone line search).
+    Rows must have friction cones (contacts with mu > 0). The report's `events` counts the
+    names of `event_names` (Newton's included), its stages ("ipm", iterations, KSP
+    iterations) and ("newton", ...).
+    """
+
+    name = "ipm"
+    event_names = IPM_EVENTS
+
+    def __init__(self, tol=1e-10, max_iter=200, newton_iter=200, **newton_options):
+        if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
+            raise InputError(f"InteriorPoint: tol must be a finite number > 0, got {tol!r}")
+        if int(max_iter) < 1:
+            raise InputError(f"InteriorPoint: max_iter must be >= 1, got {max_iter!r}")
+        if int(newton_iter) < 0:
+            raise InputError(f"InteriorPoint: newton_iter must be >= 0, got {newton_iter!r}")
+        self.tol, self.max_iter, self.newton_iter = float(tol), int(max_iter), int(newton_iter)
+        newton_options.setdefault("warm_sweeps", 0)
+        newton_options.setdefault("memory", 5)          # non-monotone: polishes faster
+        # the polishing Newton; its linear chain and options serve the iterations too
+        self.newton = SemismoothNewton(tol=tol, max_iter=max(self.newton_iter, 1),
+                                       **newton_options)
+
+    def solve(self, problem, R):
+        """Solve `problem` (a Problem) for R (n, 3), in place; R's value on entry is not used.
+        Returns a SolveReport."""
+        try:
+            mu = laws.cones(problem.kind, problem.param)
+        except ValueError as exc:
+            raise InputError(f"InteriorPoint: {exc}; use the Newton or Gauss-Seidel solver "
+                             "for such rows") from None
+        W, first, (indptr, indices, blocks) = problem.operator()
+        try:
+            work = _Workspace(W, indptr, indices, blocks, first, problem)
+            try:
+                report = self._solve(work, mu, R)
+            finally:
+                work.destroy()
+        finally:
+            W.destroy()
+        if problem.restates:
+            problem.sync(R)
+            report.residual = problem.residual(R)
+            report.converged = report.residual <= self.tol
+        if not report.converged and self.newton_iter:
+            polish = self.newton.solve(problem, R)
+            for k, v in polish.events.items():
+                report.events[k] += v
+            report.events["newton_polish"] += 1
+            report.stages += polish.stages
+            report.iterations += polish.iterations
+            report.newton_iterations = polish.iterations
+            report.ksp_iterations += polish.ksp_iterations
+            report.fallbacks = polish.fallbacks
+            report.local = polish.local
+            report.residual, report.converged = polish.residual, polish.converged
+            report.seconds += polish.seconds
+        return report
+
+    def _solve(self, p, mu, R):
+        t0 = time.perf_counter()
+        events = dict.fromkeys(self.event_names, 0)
+        linear = _LinearChain(p.J, self.newton.chain(3 * p.n_global),
+                              (self.newton.ksp_type, self.newton.pc_type), events,
+                              package="mumps", pivoting=True)
+        d_vec, rhs = p.J.createVecs()
+        n, N = len(R), p.n_global
+        if N == 0:
+            for obj in (linear, d_vec, rhs):
+                obj.destroy()
+            return SolveReport(self.name, seconds=time.perf_counter() - t0, events=events)
+        S = np.stack([mu, np.ones(n), np.ones(n)], axis=1)            # x = S r
+        ksp = [0]
+        try:
+            s = p.sums(np.stack([np.sum(p.q ** 2, axis=1), p.scale], axis=1))
+            wbar = s[1] / N
+            cy = max(math.sqrt(s[0] / N), 1e-300)
+            delta = DELTA * wbar
+            x = np.zeros((n, 3))
+            y = np.zeros((n, 3))
+            x[:, 0], y[:, 0] = cy / wbar, cy
+            floor_x, floor_y = EDGE * cy / wbar, EDGE * cy             # see inside()
+            best, best_R, best_at, it = math.inf, np.zeros((n, 3)), 0, 0
+            while True:
+                r = x / S
+                u = p.apply(r) + p.q
+                err = self._residual(p, r, u)
+                if err < best:
+                    if err <= 0.5 * best:
+                        best_at = it
+                    best, best_R[:] = err, r
+                if err <= self.tol or it >= self.max_iter or it - best_at > STALL or \
+                        not math.isfinite(err):
+                    break
+                it += 1
+                shift = np.hypot(u[:, 1], u[:, 2])
+                rp = u / S                                            # M x + b - y
+                rp[:, 0] += shift
+                rp -= y
+                m = p.sums(np.maximum(np.sum(x * y, axis=1), 0.0)[:, None])[0] / N
+                T, Ti = nesterov_todd(x, y)
+                lam = _mv(T, y)
+                t = np.zeros((n, 2))
+                np.divide(u[:, 1:], shift[:, None], out=t, where=shift[:, None] > 0)
+                step = self._direction(p, linear, events, ksp, x, y, S, T, Ti, lam, rp, m,
+                                       t, delta, d_vec, rhs)
+                if step[0] < ALPHA_MIN:
+                    events["monotone_direction"] += 1
+                    other = self._direction(p, linear, events, ksp, x, y, S, T, Ti, lam, rp,
+                                            m, np.zeros((n, 2)), delta, d_vec, rhs)
+                    if other[0] > 0.0 and (step[0] == 0.0 or self._after(p, x, S, other)
+                                           < self._after(p, x, S, step)):
+                        step = other
+                alpha, dx, dy = step
+                if not alpha > 0.0:
+                    break
+                x += alpha * dx
+                y += alpha * dy
+                inside(x, floor_x)
+                inside(y, floor_y)
+            R[:] = best_R
+        finally:
+            for obj in (linear, d_vec, rhs):
+                obj.destroy()
+        report = SolveReport(self.name, iterations=it, residual=best,
+                             converged=best <= self.tol, seconds=time.perf_counter() - t0)
+        report.events = {k: int(v) for k, v in events.items()}
+        report.ksp_iterations = ksp[0]
+        report.stages = [("ipm", it, ksp[0])]
+        return report
+
+    def _after(self, p, x, S, step):
+        """The residual after a step (alpha, dx, dy)."""
+        r = (x + step[0] * step[1]) / S
+        return design_residual(p, r, p.apply(r) + p.q)
+
+    def _residual(self, p, r, u):
+        """The residual of the iterate (r, u) (bench/bench_ipm.py traces it here)."""
+        return design_residual(p, r, u)
+
+    def _direction(self, p, linear, events, ksp, x, y, S, T, Ti, lam, rp, m, t, delta,
+                   d_vec, rhs):
+        """Mehrotra's predictor-corrector direction with the shift's derivative t (zero: the
+        monotone one): (step length, dx, dy); step length 0 when a linear solve failed."""
+        Ti2 = np.einsum("kij,kjl->kil", Ti, Ti)
+        diag = np.einsum("kij,kj->kij", Ti2, S)                  # (T^-2 + delta) S
+        diag[:, [0, 1, 2], [0, 1, 2]] += delta * S
+        rows = np.repeat(np.arange(len(x)), np.diff(p.indptr))
+        Jb = p.blocks / S[rows][:, :, None]                      # S^-1 W
+        Jb[:, 0, :] += np.einsum("kt,ktj->kj", t[rows], Jb[:, 1:, :])   # E S^-1 W
+        Jb[p.diag] += diag
+        p.J.setValuesBlockedCSR(*p.csr, Jb.reshape(-1))
+        p.J.assemble()
+        linear.refresh()
+
+        def solve(xi):
+            rhs.array[:] = (-rp + _mv(Ti, xi)).reshape(-1)
+            solved, k = linear.solve(rhs, d_vec, RTOL)
+            ksp[0] += k
+            if not solved:
+                return None
+            dx = d_vec.array.reshape(-1, 3) * S
+            return dx, _mv(Ti, xi - _mv(Ti, dx))
+
+        affine = solve(-lam)
+        if affine is None:
+            events["linear_failed"] += 1
+            return 0.0, None, None
+        a = min(1.0, self._max_step(p, x, y, *affine))
+        ma = p.sums(np.maximum(np.sum((x + a * affine[0]) * (y + a * affine[1]), axis=1),
+                               0.0)[:, None])[0] / p.n_global
+        sigma = min(1.0, (ma / m) ** 3) if m > 0 else 0.0
+        c = -jordan(lam, lam) - jordan(_mv(Ti, affine[0]), _mv(T, affine[1]))
+        c[:, 0] += sigma * m
+        corrected = solve(jordan_solve(lam, c))
+        if corrected is None:
+            events["linear_failed"] += 1
+            return 0.0, None, None
+        return min(1.0, TAU * self._max_step(p, x, y, *corrected)), corrected[0], corrected[1]
+
+    def _max_step(self, p, x, y, dx, dy):
+        """The largest step keeping x + a dx and y + a dy in the cones, over all ranks
+        (PETSc's minimum of a vector)."""
+        a = np.minimum(cone_step(x, dx), cone_step(y, dy))
+        p.x.array[:] = np.repeat(np.minimum(a, 1e300), 3)
+        return p.x.min()[1] if p.n_global else 1.0
+
+
+def design_residual(p, r, u):
+    """The DESIGN.md residual at (r, u) on workspace p, one exact sum over ranks."""
+    parts = np.empty((len(r), 6))
+    kernels.newton_parts(p.kind, p.param, r, u, u, p.q, p.rho_n, p.rho_t, parts)
+    return residual_from_parts(p.sums(parts[:, :4]).tolist())
+
+
+def _mv(A, v):
+    """A_a v_a row by row, (n, 3, 3) (n, 3) -> (n, 3)."""
+    return np.einsum("kij,kj->ki", A, v)
+
+
+def inside(x, floor):
+    """Keep each row strictly inside L: rounding can put a point that the step left 1 - TAU
+    of the way from the edge onto it, where its scaling is singular; x_0 becomes at least
+    (1 + 1e-12) |x_T| + floor (floor: EDGE times the starting point's scale, the same on every
+    rank)."""
+    t = np.hypot(x[:, 1], x[:, 2])
+    np.maximum(x[:, 0], (1.0 + 1e-12) * t + floor, out=x[:, 0])
+
+
+def _jnorm(x):
+    """sqrt(x^T J x) of each row, x in the cone (J = diag(1, -1, -1)): the factored form
+    loses nothing near the boundary."""
+    t = np.hypot(x[:, 1], x[:, 2])
+    return np.sqrt(np.maximum((x[:, 0] - t) * (x[:, 0] + t), 1e-300 * x[:, 0] ** 2))
+
+
+def nesterov_todd(x, y):
+    """Nesterov and Todd's scaling of each pair of interior points x, y of L: (T, T^-1),
+    symmetric, with T y = T^-1 x (CVXOPT's closed form: T = beta (2 v v^T - J))."""
+    nx, ny = _jnorm(x), _jnorm(y)
+    xb, yb = x / nx[:, None], y / ny[:, None]
+    gamma = np.sqrt(np.maximum(0.5 * (1.0 + np.sum(xb * yb, axis=1)), 0.0))
+    w = (xb + _J * yb) / (2.0 * gamma)[:, None]           # the scaling point, w^T J w = 1
+    v = w.copy()
+    v[:, 0] += 1.0
+    v /= np.sqrt(2.0 * v[:, :1])
+    beta = np.sqrt(nx / ny)
+    T = beta[:, None, None] * (2.0 * np.einsum("ki,kj->kij", v, v) - np.diag(_J))
+    Jv = _J * v
+    Ti = (1.0 / beta)[:, None, None] * (2.0 * np.einsum("ki,kj->kij", Jv, Jv) - np.diag(_J))
+    return T, Ti
+
+
+def jordan(a, b):
+    """The Jordan product a o b = (a . b, a_0 b_T + b_0 a_T) of each row."""
+    out = np.empty_like(a)
+    out[:, 0] = np.sum(a * b, axis=1)
+    out[:, 1:] = a[:, :1] * b[:, 1:] + b[:, :1] * a[:, 1:]
+    return out
+
+
+def jordan_solve(a, c):
+    """v with a o v = c in each row (a interior)."""
+    det = a[:, 0] ** 2 - np.sum(a[:, 1:] ** 2, axis=1)
+    v = np.empty_like(c)
+    v[:, 0] = (a[:, 0] * c[:, 0] - np.sum(a[:, 1:] * c[:, 1:], axis=1)) / det
+    v[:, 1:] = (c[:, 1:] - v[:, :1] * a[:, 1:]) / a[:, :1]
+    return v
+
+
+def cone_step(x, d):
+    """Per row the largest a >= 0 with x + a d in L (inf when the ray stays inside), x
+    interior: the smallest positive root of (x_0 + a d_0)^2 - |x_T + a d_T|^2, and of
+    x_0 + a d_0."""
+    qa = d[:, 0] ** 2 - d[:, 1] ** 2 - d[:, 2] ** 2
+    qb = 2.0 * (x[:, 0] * d[:, 0] - x[:, 1] * d[:, 1] - x[:, 2] * d[:, 2])
+    qc = _jnorm(x) ** 2
+    out = np.full(len(x), np.inf)
+    with np.errstate(all="ignore"):
+        disc = qb * qb - 4.0 * qa * qc
+        root = np.sqrt(np.maximum(disc, 0.0))
+        half = -0.5 * (qb + np.copysign(root, qb))
+        for cand in (half / qa, qc / half):
+            ok = (disc >= 0.0) & np.isfinite(cand) & (cand > 0.0)
+            out = np.where(ok, np.minimum(out, cand), out)
+        down = d[:, 0] < 0.0
+        out = np.where(down, np.minimum(out, -x[:, 0] / d[:, 0]), out)
+    return out
