@@ -8,8 +8,8 @@ Newton's place where every row has a friction cone, and Newton's non-monotone li
 above, Gauss-Seidel over-relaxed by AUTO_OMEGA). Model scripts may build the classes directly.
 
 Why (bench/README.md, "Solvers, continued" and "The interior point"): at 1e-8 on the FCLIB
-suite the interior point reaches 23 of 33 problems, the Hybrid with interior-point stages
-HYBRID_IPM, with Newton stages 15, Gauss-Seidel 7; the Hybrid keeps the warm start's sweeps
+suite the interior point reaches 24 of 33 problems, the Hybrid with interior-point stages
+24, with Newton stages 15, Gauss-Seidel 7; the Hybrid keeps the warm start's sweeps
 for the easy steps of a run. At 1e-4 on a poured pile Gauss-Seidel takes 0.4-0.8 s a step
 where the Hybrid's Newton stages cost 16 s, and omega = 1.5 saves Gauss-Seidel half to two
 thirds of its sweeps on columns and piles.
