@@ -180,6 +180,7 @@ class _LinearChain:
         pc.setReusePreconditioner(True)
         self.factored = reason > 0
         return reason, its
+
     def refresh(self):
         """J changed entirely (an interior-point iteration): the next LU solve factors it
         afresh instead of trying the old factors first."""
