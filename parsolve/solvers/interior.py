@@ -91,6 +91,11 @@ class InteriorPoint:
     def solve(self, problem, R):
         """Solve `problem` (a Problem) for R (n, 3), in place; R's value on entry is not used.
         Returns a SolveReport."""
+        return self.polish(problem, R, self.iterate(problem, R))
+
+    def iterate(self, problem, R):
+        """The interior-point iterations alone: R becomes their best iterate (a function of
+        the problem only). Returns their SolveReport."""
         try:
             mu = laws.cones(problem.kind, problem.param)
         except ValueError as exc:
@@ -109,6 +114,11 @@ class InteriorPoint:
             problem.sync(R)
             report.residual = problem.residual(R)
             report.converged = report.residual <= self.tol
+        return report
+
+    def polish(self, problem, R, report):
+        """Newton's newton_iter steps from R when `report` (the iterations') is above tol,
+        merged into it."""
         if not report.converged and self.newton_iter:
             polish = self.newton.solve(problem, R)
             for k, v in polish.events.items():
@@ -147,6 +157,8 @@ class InteriorPoint:
             y = np.zeros((n, 3))
             x[:, 0], y[:, 0] = cy / wbar, cy
             floor_x, floor_y = EDGE * cy / wbar, EDGE * cy             # see inside()
+            rows = np.repeat(np.arange(n), np.diff(p.indptr))
+            SW = p.blocks / S[rows][:, :, None]                       # S^-1 W, fixed
             best, best_R, best_at, it = math.inf, np.zeros((n, 3)), 0, 0
             while True:
                 r = x / S
@@ -164,17 +176,19 @@ class InteriorPoint:
                 rp = u / S                                            # M x + b - y
                 rp[:, 0] += shift
                 rp -= y
-                m = p.sums(np.maximum(np.sum(x * y, axis=1), 0.0)[:, None])[0] / N
+                m = _gap(p, x, y)
                 T, Ti = nesterov_todd(x, y)
                 lam = _mv(T, y)
+                diag = np.einsum("kij,kj->kij", np.einsum("kij,kjl->kil", Ti, Ti), S)
+                diag[:, [0, 1, 2], [0, 1, 2]] += delta * S           # (T^-2 + delta) S
                 t = np.zeros((n, 2))
                 np.divide(u[:, 1:], shift[:, None], out=t, where=shift[:, None] > 0)
-                step = self._direction(p, linear, events, ksp, x, y, S, T, Ti, lam, rp, m,
-                                       t, delta, d_vec, rhs)
+                system = (SW, rows, diag, S, T, Ti, lam, rp, m)
+                step = self._direction(p, linear, events, ksp, x, y, system, t, d_vec, rhs)
                 if step[0] < ALPHA_MIN:
                     events["monotone_direction"] += 1
-                    other = self._direction(p, linear, events, ksp, x, y, S, T, Ti, lam, rp,
-                                            m, np.zeros((n, 2)), delta, d_vec, rhs)
+                    other = self._direction(p, linear, events, ksp, x, y, system,
+                                            np.zeros((n, 2)), d_vec, rhs)
                     if other[0] > 0.0 and (step[0] == 0.0 or self._after(p, x, S, other)
                                            < self._after(p, x, S, step)):
                         step = other
@@ -205,15 +219,13 @@ class InteriorPoint:
         """The residual of the iterate (r, u) (bench/bench_ipm.py traces it here)."""
         return design_residual(p, r, u)
 
-    def _direction(self, p, linear, events, ksp, x, y, S, T, Ti, lam, rp, m, t, delta,
-                   d_vec, rhs):
+    def _direction(self, p, linear, events, ksp, x, y, system, t, d_vec, rhs):
         """Mehrotra's predictor-corrector direction with the shift's derivative t (zero: the
-        monotone one): (step length, dx, dy); step length 0 when a linear solve failed."""
-        Ti2 = np.einsum("kij,kjl->kil", Ti, Ti)
-        diag = np.einsum("kij,kj->kij", Ti2, S)                  # (T^-2 + delta) S
-        diag[:, [0, 1, 2], [0, 1, 2]] += delta * S
-        rows = np.repeat(np.arange(len(x)), np.diff(p.indptr))
-        Jb = p.blocks / S[rows][:, :, None]                      # S^-1 W
+        monotone one) on the iteration's `system` (S^-1 W, its rows, (T^-2 + delta) S, S, T,
+        T^-1, lambda, M x + b - y, the gap): (step length, dx, dy); step length 0 when a
+        linear solve failed."""
+        SW, rows, diag, S, T, Ti, lam, rp, m = system
+        Jb = SW.copy()
         Jb[:, 0, :] += np.einsum("kt,ktj->kj", t[rows], Jb[:, 1:, :])   # E S^-1 W
         Jb[p.diag] += diag
         p.J.setValuesBlockedCSR(*p.csr, Jb.reshape(-1))
@@ -234,8 +246,7 @@ class InteriorPoint:
             events["linear_failed"] += 1
             return 0.0, None, None
         a = min(1.0, self._max_step(p, x, y, *affine))
-        ma = p.sums(np.maximum(np.sum((x + a * affine[0]) * (y + a * affine[1]), axis=1),
-                               0.0)[:, None])[0] / p.n_global
+        ma = _gap(p, x + a * affine[0], y + a * affine[1])
         sigma = min(1.0, (ma / m) ** 3) if m > 0 else 0.0
         c = -jordan(lam, lam) - jordan(_mv(Ti, affine[0]), _mv(T, affine[1]))
         c[:, 0] += sigma * m
@@ -250,7 +261,7 @@ class InteriorPoint:
         (PETSc's minimum of a vector)."""
         a = np.minimum(cone_step(x, dx), cone_step(y, dy))
         p.x.array[:] = np.repeat(np.minimum(a, 1e300), 3)
-        return p.x.min()[1] if p.n_global else 1.0
+        return p.x.min()[1]
 
 
 def design_residual(p, r, u):
@@ -258,6 +269,11 @@ def design_residual(p, r, u):
     parts = np.empty((len(r), 6))
     kernels.newton_parts(p.kind, p.param, r, u, u, p.q, p.rho_n, p.rho_t, parts)
     return residual_from_parts(p.sums(parts[:, :4]).tolist())
+
+
+def _gap(p, x, y):
+    """The mean complementarity gap x . y per row over all ranks (exact sums)."""
+    return p.sums(np.maximum(np.sum(x * y, axis=1), 0.0)[:, None])[0] / p.n_global
 
 
 def _mv(A, v):

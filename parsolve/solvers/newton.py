@@ -525,12 +525,24 @@ class Hybrid:
             except ValueError:                   # rows without a cone: Newton stages
                 pass
 
+        done = []               # the interior point's iterations: R and report, run once
+
         def newton(patience):
-            """A stage of newton_iter times `patience` Newton steps."""
+            """A stage of newton_iter times `patience` Newton steps (after the interior
+            point's iterations, whose end depends on the problem alone: a later stage starts
+            from it again without repeating them)."""
             polish.max_iter = self.newton_iter * patience
-            if stage is self.ipm:
-                stage.newton_iter = polish.max_iter
-            return stage.solve(problem, R)
+            if stage is self.newton:
+                return stage.solve(problem, R)
+            stage.newton_iter = polish.max_iter
+            if done:
+                R[:] = done[0]
+                report = SolveReport(stage.name, residual=done[1], converged=False,
+                                     events=dict.fromkeys(stage.event_names, 0))
+            else:
+                report = stage.iterate(problem, R)
+                done.extend((R.copy(), report.residual))
+            return stage.polish(problem, R, report)
 
         return self._run(lambda: self.gs.solve(problem, R), newton, R)
 
