@@ -9,9 +9,9 @@ from parsolve.simulation import Simulation
 from parsolve.solvers import Problem, make_solver
 from parsolve.solvers.interior import (InteriorPoint, cone_step, jordan, jordan_solve,
                                        nesterov_todd)
-from parsolve.solvers.newton import SemismoothNewton
+from parsolve.solvers.newton import Hybrid, SemismoothNewton
 from parsolve.solvers.residual import residual
-from test_newton import box_stack, local_dynamics, solve
+from test_newton import box_stack, local_dynamics, solve, sphere_column
 
 
 def interior_points(n, seed):
@@ -67,10 +67,15 @@ def one_contact(qn, qt, mu=0.5, wn=2.0, wt=3.0):
 def test_one_contact_has_its_closed_form_solution(qn, qt):
     prob, exact = one_contact(qn, qt)
     R = np.full((1, 3), 7.0)                         # not used: the method starts inside
-    rep = InteriorPoint(tol=1e-12, newton_iter=0).solve(prob, R)
+    rep = InteriorPoint(tol=1e-12, newton_iter=0, probe=False).solve(prob, R)
     assert rep.converged and rep.residual <= 1e-12
     np.testing.assert_allclose(R[0], exact, atol=1e-10)
     assert rep.stages == [("ipm", rep.iterations, rep.ksp_iterations)]
+    R = np.full((1, 3), 7.0)                         # the probe: J regular, from R
+    rep = InteriorPoint(tol=1e-12, newton_iter=0).solve(prob, R)
+    assert rep.converged and rep.events["probe_converged"] == 1
+    assert rep.stages == [("probe", rep.iterations, rep.ksp_iterations)]
+    np.testing.assert_allclose(R[0], exact, atol=1e-10)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +87,7 @@ def test_ipm_solves_a_box_stack_from_zero_where_newton_needs_more(stack):
     """Ten boxes, mu = 0.8, four corner contacts per face (W singular): the interior point
     reaches 1e-10 alone, in fewer iterations than Newton's steps, and the two give the same
     velocities (R itself is not unique on a hyperstatic set)."""
-    R, rep, _ = solve(InteriorPoint(tol=1e-10, newton_iter=0), stack)
+    R, rep, _ = solve(InteriorPoint(tol=1e-10, newton_iter=0, probe=False), stack)
     assert rep.converged and rep.residual <= 1e-10
     assert rep.events["newton_polish"] == 0 and rep.events["lu_factorisations"] >= \
         rep.iterations
@@ -92,6 +97,43 @@ def test_ipm_solves_a_box_stack_from_zero_where_newton_needs_more(stack):
     Un = stack.matvec(Rn) + stack.B
     np.testing.assert_allclose(U, Un, atol=1e-9 * np.linalg.norm(stack.B))
     assert residual(R, U, stack.B, *_rows(stack)) <= 1e-10
+
+
+def test_the_probe_costs_a_step_where_j_is_singular_and_changes_nothing(stack):
+    """On the box stack (J singular on the sticking corners) the pure Newton probe stops at
+    its first failed factorisation or slow step; the interior point then ends where it ends
+    without the probe, bit for bit (its iterations do not start from R)."""
+    R0, rep0, _ = solve(InteriorPoint(tol=1e-10, newton_iter=0, probe=False), stack)
+    R, rep, _ = solve(InteriorPoint(tol=1e-10, newton_iter=0), stack)
+    assert rep.stages[0][0] == "probe" and rep.stages[0][1] <= 3
+    assert rep.stages[1:] == rep0.stages and rep.events["probe_converged"] == 0
+    assert rep.iterations == rep0.iterations + rep.stages[0][1]
+    assert rep.converged and np.array_equal(R, R0)
+
+
+@pytest.mark.parametrize("build", [lambda tol: InteriorPoint(tol=tol),
+                                   lambda tol: Hybrid(tol=tol, stage="ipm")],
+                         ids=["interior point", "hybrid"])
+def test_the_probe_solves_a_column_in_two_steps(build):
+    """A column of spheres on the floor (W regular, J regular): the probe reaches 1e-12 from
+    R = 0 (or Gauss-Seidel's iterate) in at most two steps, and no interior-point iteration
+    runs; R is Newton's."""
+    ld = local_dynamics(sphere_column(20), 3)
+    R, rep, _ = solve(build(1e-12), ld)
+    assert rep.converged and rep.residual <= 1e-12
+    assert "ipm" not in [s[0] for s in rep.stages] and rep.events["probe_converged"] == 1
+    probe = [s for s in rep.stages if s[0] == "probe"]
+    assert len(probe) == 1 and probe[0][1] <= 2
+    Rn, rn, _ = solve(SemismoothNewton(tol=1e-12), ld)
+    np.testing.assert_allclose(R, Rn, atol=1e-9 * np.abs(Rn).max())
+
+
+def test_a_bad_probe_contraction_is_refused():
+    from parsolve.solvers.newton import NewtonProbe
+
+    for c in (0.0, 1.0, -1.0):
+        with pytest.raises(InputError, match="contraction"):
+            NewtonProbe(contraction=c)
 
 
 def _rows(ld):
@@ -122,7 +164,7 @@ def test_unsymmetric_delassus_is_solved():
 
 
 def test_newton_polishes_when_the_iterations_run_out(stack):
-    R, rep, _ = solve(InteriorPoint(tol=1e-10, max_iter=4), stack)
+    R, rep, _ = solve(InteriorPoint(tol=1e-10, max_iter=4, probe=False), stack)
     assert rep.converged
     assert rep.events["newton_polish"] == 1
     assert [s[0] for s in rep.stages] == ["ipm", "newton"] and rep.stages[0][1] == 4
@@ -172,8 +214,6 @@ def test_make_solver_builds_the_interior_point():
 
 
 def test_the_hybrid_takes_interior_point_stages(stack):
-    from parsolve.solvers.newton import Hybrid
-
     R, rep, _ = solve(Hybrid(tol=1e-10, stage="ipm"), stack)
     assert rep.converged
     kinds = [s[0] for s in rep.stages]
@@ -185,7 +225,6 @@ def test_the_hybrid_takes_interior_point_stages(stack):
 
 def test_the_hybrid_takes_newton_stages_where_rows_have_no_cone():
     from parsolve import laws
-    from parsolve.solvers.newton import Hybrid
 
     prob, exact = one_contact(-1.0, 0.2)
     rows = laws.bilateral.rows(np.array([3]))

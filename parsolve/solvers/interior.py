@@ -30,7 +30,10 @@ MUMPS, which pivots, given twice its work space for the delayed pivots (ICNTL(14
 detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does not pivot and meets
 zero pivots on these systems; GMRES), every fallback counted.
 
-The iterate is always interior, so it is not the warm start's: the method starts at the cones'
+Before the iterations, a pure Newton probe from the given R (NewtonProbe: LU alone, stopped
+at the first failure or slow step) ends the solve where J is regular near the solution, as on a
+column of spheres or from a time step's warm start, in a step or two. Otherwise the
+iterate is always interior, so it is not the warm start's: the method starts at the cones'
 axes, scaled by |q| and W's diagonal (the solution from R = 0 in FCLIB's sense). It stops at the
 DESIGN.md residual tol, at max_iter, or when the best residual has not halved in STALL
 iterations, and returns its best iterate. Global quantities: exact sums (x . y, the residual)
@@ -45,7 +48,7 @@ from .. import laws
 from ..errors import InputError
 from . import kernels
 from .gauss_seidel import SolveReport
-from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, SemismoothNewton
+from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, NewtonProbe, SemismoothNewton
 from .residual import residual_from_parts
 
 TAU = 0.99                 # fraction of the step to the cones' boundary taken
@@ -54,7 +57,8 @@ DELTA = 1e-9               # primal regularisation, relative to W's mean diagona
 STALL = 40                 # iterations without halving the best residual: stop
 EDGE = 1e-30               # no row closer to its cone's edge than this (relative)
 RTOL = 1e-8                # the linear solves' relative residual
-IPM_EVENTS = NEWTON_EVENTS + ("monotone_direction", "linear_failed", "newton_polish")
+IPM_EVENTS = NEWTON_EVENTS + ("monotone_direction", "linear_failed", "newton_polish",
+                              "probe_converged")
 _J = np.array([1.0, -1.0, -1.0])
 
 
@@ -64,17 +68,20 @@ class InteriorPoint:
     tol: the DESIGN.md residual to reach; max_iter: iterations (each one or two
     factorisations); newton_iter: the proximal Newton's steps from the best iterate when the
     iterations end above tol (the interior point finds the active set, Newton polishes: on
-    the suite's Kapla towers ~100 steps from 1e-7; 0: none); linear, ksp_type, pc_type and
+    the suite's Kapla towers ~100 steps from 1e-7; 0: none); probe: NewtonProbe's pure
+    Newton from the given R first (module docstring); linear, ksp_type, pc_type and
     other options: SemismoothNewton's (memory 5 by default: its non-monotone line search).
     Rows must have friction cones (contacts with mu > 0). The report's `events` counts the
-    names of `event_names` (Newton's included), its stages ("ipm", iterations, KSP
+    names of `event_names` (Newton's included; "probe_converged" when the probe ended the
+    solve), its stages ("probe", steps, KSP iterations), ("ipm", iterations, KSP
     iterations) and ("newton", ...).
     """
 
     name = "ipm"
     event_names = IPM_EVENTS
 
-    def __init__(self, tol=1e-10, max_iter=200, newton_iter=200, **newton_options):
+    def __init__(self, tol=1e-10, max_iter=200, newton_iter=200, probe=True,
+                 **newton_options):
         if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
             raise InputError(f"InteriorPoint: tol must be a finite number > 0, got {tol!r}")
         if int(max_iter) < 1:
@@ -82,6 +89,7 @@ class InteriorPoint:
         if int(newton_iter) < 0:
             raise InputError(f"InteriorPoint: newton_iter must be >= 0, got {newton_iter!r}")
         self.tol, self.max_iter, self.newton_iter = float(tol), int(max_iter), int(newton_iter)
+        self.prober = NewtonProbe(tol=tol) if probe else None
         newton_options.setdefault("warm_sweeps", 0)
         newton_options.setdefault("memory", 5)          # non-monotone: polishes faster
         # the polishing Newton; its linear chain and options serve the iterations too
@@ -89,18 +97,50 @@ class InteriorPoint:
                                        **newton_options)
 
     def solve(self, problem, R):
-        """Solve `problem` (a Problem) for R (n, 3), in place; R's value on entry is not used.
-        Returns a SolveReport."""
-        return self.polish(problem, R, self.iterate(problem, R))
+        """Solve `problem` (a Problem) for R (n, 3), in place; R's value on entry serves the
+        probe alone. Returns a SolveReport."""
+        probe = self.probe(problem, R)
+        if probe is not None and probe.converged:
+            return probe
+        return self.merge(probe, self.polish(problem, R, self.iterate(problem, R)))
+
+    def probe(self, problem, R):
+        """The pure Newton probe from R (None without one): its report, with this solver's
+        events; R is its end point, the solution when it converged."""
+        if self.prober is None:
+            return None
+        self._cones(problem)
+        report = self.prober.solve(problem, R)
+        report.events = {**dict.fromkeys(self.event_names, 0), **report.events,
+                         "probe_converged": int(report.converged)}
+        return report
+
+    @staticmethod
+    def merge(probe, report):
+        """`report` after the probe's (None: none): stages, counts and seconds summed."""
+        if probe is not None:
+            for k, v in probe.events.items():
+                report.events[k] += v
+            report.stages = probe.stages + report.stages
+            report.iterations += probe.iterations
+            report.ksp_iterations += probe.ksp_iterations
+            report.seconds += probe.seconds
+        return report
+
+    @staticmethod
+    def _cones(problem):
+        """Every row's friction coefficient (laws.cones), an InputError naming the kinds
+        without one."""
+        try:
+            return laws.cones(problem.kind, problem.param)
+        except ValueError as exc:
+            raise InputError(f"InteriorPoint: {exc}; use the Newton or Gauss-Seidel solver "
+                             "for such rows") from None
 
     def iterate(self, problem, R):
         """The interior-point iterations alone: R becomes their best iterate (a function of
         the problem only). Returns their SolveReport."""
-        try:
-            mu = laws.cones(problem.kind, problem.param)
-        except ValueError as exc:
-            raise InputError(f"InteriorPoint: {exc}; use the Newton or Gauss-Seidel solver "
-                             "for such rows") from None
+        mu = self._cones(problem)
         W, first, (indptr, indices, blocks) = problem.operator()
         try:
             work = _Workspace(W, indptr, indices, blocks, first, problem)
