@@ -35,6 +35,8 @@ PARSOLVE = {"parsolve-gs": ("gs", {"max_iter": 10 ** 8}),
             "parsolve-hybrid-ipm": ("hybrid", {"max_iter": 10 ** 8, "stage": "ipm"}),
             # Newton's line search non-monotone over the anchor's last 5 merits
             "parsolve-newton-gll": ("newton", {"max_iter": 10 ** 6, "memory": 5}),
+            # and on Fischer-Burmeister's merit
+            "parsolve-newton-fb": ("newton", {"max_iter": 10 ** 6, "memory": 5, "merit": "fb"}),
             # Gauss-Seidel's options (issue 20, scope 4): over-relaxed, shuffled every sweep
             "parsolve-gs-w1.5": ("gs", {"max_iter": 10 ** 8, "omega": 1.5}),
             "parsolve-gs-shuffle": ("gs", {"max_iter": 10 ** 8, "shuffle": "sweep", "seed": 1})}

@@ -7,8 +7,9 @@ import parsolve as ps
 from parsolve.errors import InputError
 from parsolve.simulation import Simulation
 from parsolve.solvers import Problem, make_solver
-from parsolve.solvers.interior import (InteriorPoint, cone_step, jordan, jordan_solve,
-                                       nesterov_todd)
+from parsolve.solvers.interior import InteriorPoint
+from parsolve.solvers.soc import (cone_step, desaxce, fischer_burmeister, jordan, jordan_solve,
+                                  jordan_sqrt, nesterov_todd)
 from parsolve.solvers.newton import Hybrid, SemismoothNewton
 from parsolve.solvers.residual import residual
 from test_newton import box_stack, local_dynamics, solve, sphere_column
@@ -51,8 +52,37 @@ def test_cone_step_reaches_the_boundary_and_no_further():
     assert (inside[:, 0] > np.hypot(inside[:, 1], inside[:, 2])).all()
 
 
+def test_jordan_sqrt_is_the_square_root_in_the_cone():
+    v = interior_points(200, 4)
+    v[:10, 0] = np.hypot(v[:10, 1], v[:10, 2])              # on the boundary too
+    np.testing.assert_allclose(jordan_sqrt(jordan(v, v)), v, rtol=0, atol=1e-7 * np.abs(v).max())
+
+
+def test_fischer_burmeister_vanishes_exactly_on_complementary_pairs():
+    """phi(x, y) = 0 iff x, y in L and x o y = 0: opposite boundary rays, one side zero;
+    not for interior pairs, nor for x outside the cone."""
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=(50, 2))
+    s = rng.uniform(0.1, 3.0, 50)[:, None]
+    x = np.column_stack([np.hypot(a[:, 0], a[:, 1]), a])
+    y = s * np.column_stack([x[:, 0], -a])
+    zero = np.zeros_like(x)
+    for u, v in ((x, y), (interior_points(50, 1), zero), (zero, interior_points(50, 2))):
+        assert np.abs(fischer_burmeister(u, v)).max() <= 1e-7 * (np.abs(u).max()
+                                                                + np.abs(v).max())
+    both = interior_points(50, 3)
+    assert np.all(np.abs(fischer_burmeister(both, both)).max(axis=1) > 0.1)
+    out = x.copy()
+    out[:, 0] *= 0.5                                         # outside L
+    assert np.all(np.abs(fischer_burmeister(out, zero)).max(axis=1) > 1e-3)
+
+
+W_ONE = np.diag([2.0, 3.0, 3.0])
+
+
 def one_contact(qn, qt, mu=0.5, wn=2.0, wt=3.0):
-    """A contact with W = diag(wn, wt, wt): Coulomb's law has a closed-form solution."""
+    """A contact with W = diag(wn, wt, wt) (W_ONE by default): Coulomb's law has a
+    closed-form solution."""
     W = np.diag([wn, wt, wt])
     prob = Problem.coulomb(np.array([0, 1]), np.array([0]), W[None], np.array([0]),
                            np.array([[qn, qt, 0.0]]), np.array([mu]))
@@ -71,6 +101,9 @@ def test_one_contact_has_its_closed_form_solution(qn, qt):
     assert rep.converged and rep.residual <= 1e-12
     np.testing.assert_allclose(R[0], exact, atol=1e-10)
     assert rep.stages == [("ipm", rep.iterations, rep.ksp_iterations)]
+    u = W_ONE @ exact + [qn, qt, 0.0]                # the cone form of the law holds there
+    x, y = desaxce(exact[None], u[None], np.array([0.5]), np.array([0.5]))
+    assert np.abs(fischer_burmeister(x, y)).max() <= 1e-12
     R = np.full((1, 3), 7.0)                         # the probe: J regular, from R
     rep = InteriorPoint(tol=1e-12, newton_iter=0).solve(prob, R)
     assert rep.converged and rep.events["probe_converged"] == 1
@@ -134,6 +167,29 @@ def test_a_bad_probe_contraction_is_refused():
     for c in (0.0, 1.0, -1.0):
         with pytest.raises(InputError, match="contraction"):
             NewtonProbe(contraction=c)
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.8])
+def test_newton_on_fischer_burmeister_merit_solves_the_stack(mu):
+    """Newton's steps taken on Fischer-Burmeister's merit: 1e-10 on a box stack, the same
+    velocities as on Alart-Curnier's."""
+    ld = local_dynamics(box_stack(mu=mu), 3)
+    R, rep, _ = solve(SemismoothNewton(tol=1e-10, max_iter=500, merit="fb"), ld)
+    Ra, ra, _ = solve(SemismoothNewton(tol=1e-10, max_iter=500), ld)
+    assert rep.converged and ra.converged and rep.iterations != ra.iterations
+    np.testing.assert_allclose(ld.matvec(R), ld.matvec(Ra), atol=1e-9 * np.linalg.norm(ld.B))
+
+
+def test_the_fischer_burmeister_merit_needs_cones():
+    from parsolve import laws
+
+    rows = laws.bilateral.rows(np.array([3]))
+    prob = Problem.rows(np.array([0, 1]), np.array([0]), np.eye(3)[None], np.array([0]),
+                        np.zeros((1, 3)), rows["kind"], rows["param"])
+    with pytest.raises(InputError, match="bilateral"):
+        SemismoothNewton(merit="fb").solve(prob, np.zeros((1, 3)))
+    with pytest.raises(InputError, match="merit"):
+        SemismoothNewton(merit="nope")
 
 
 def _rows(ld):

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from . import kernels
 from .problem import shuffle_salt
 from ..laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
 

@@ -50,6 +50,7 @@ from . import kernels
 from .gauss_seidel import SolveReport
 from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, NewtonProbe, SemismoothNewton
 from .residual import residual_from_parts
+from .soc import cone_step, inside, jordan, jordan_solve, nesterov_todd
 
 TAU = 0.99                 # fraction of the step to the cones' boundary taken
 ALPHA_MIN = 0.1            # below: try the monotone direction too
@@ -59,7 +60,6 @@ EDGE = 1e-30               # no row closer to its cone's edge than this (relativ
 RTOL = 1e-8                # the linear solves' relative residual
 IPM_EVENTS = NEWTON_EVENTS + ("monotone_direction", "linear_failed", "newton_polish",
                               "probe_converged")
-_J = np.array([1.0, -1.0, -1.0])
 
 
 class InteriorPoint:
@@ -319,73 +319,3 @@ def _gap(p, x, y):
 def _mv(A, v):
     """A_a v_a row by row, (n, 3, 3) (n, 3) -> (n, 3)."""
     return np.einsum("kij,kj->ki", A, v)
-
-
-def inside(x, floor):
-    """Keep each row strictly inside L: rounding can put a point that the step left 1 - TAU
-    of the way from the edge onto it, where its scaling is singular; x_0 becomes at least
-    (1 + 1e-12) |x_T| + floor (floor: EDGE times the starting point's scale, the same on every
-    rank)."""
-    t = np.hypot(x[:, 1], x[:, 2])
-    np.maximum(x[:, 0], (1.0 + 1e-12) * t + floor, out=x[:, 0])
-
-
-def _jnorm(x):
-    """sqrt(x^T J x) of each row, x in the cone (J = diag(1, -1, -1)): the factored form
-    loses nothing near the boundary."""
-    t = np.hypot(x[:, 1], x[:, 2])
-    return np.sqrt(np.maximum((x[:, 0] - t) * (x[:, 0] + t), 1e-300 * x[:, 0] ** 2))
-
-
-def nesterov_todd(x, y):
-    """Nesterov and Todd's scaling of each pair of interior points x, y of L: (T, T^-1),
-    symmetric, with T y = T^-1 x (CVXOPT's closed form: T = beta (2 v v^T - J))."""
-    nx, ny = _jnorm(x), _jnorm(y)
-    xb, yb = x / nx[:, None], y / ny[:, None]
-    gamma = np.sqrt(np.maximum(0.5 * (1.0 + np.sum(xb * yb, axis=1)), 0.0))
-    w = (xb + _J * yb) / (2.0 * gamma)[:, None]           # the scaling point, w^T J w = 1
-    v = w.copy()
-    v[:, 0] += 1.0
-    v /= np.sqrt(2.0 * v[:, :1])
-    beta = np.sqrt(nx / ny)
-    T = beta[:, None, None] * (2.0 * np.einsum("ki,kj->kij", v, v) - np.diag(_J))
-    Jv = _J * v
-    Ti = (1.0 / beta)[:, None, None] * (2.0 * np.einsum("ki,kj->kij", Jv, Jv) - np.diag(_J))
-    return T, Ti
-
-
-def jordan(a, b):
-    """The Jordan product a o b = (a . b, a_0 b_T + b_0 a_T) of each row."""
-    out = np.empty_like(a)
-    out[:, 0] = np.sum(a * b, axis=1)
-    out[:, 1:] = a[:, :1] * b[:, 1:] + b[:, :1] * a[:, 1:]
-    return out
-
-
-def jordan_solve(a, c):
-    """v with a o v = c in each row (a interior)."""
-    det = a[:, 0] ** 2 - np.sum(a[:, 1:] ** 2, axis=1)
-    v = np.empty_like(c)
-    v[:, 0] = (a[:, 0] * c[:, 0] - np.sum(a[:, 1:] * c[:, 1:], axis=1)) / det
-    v[:, 1:] = (c[:, 1:] - v[:, :1] * a[:, 1:]) / a[:, :1]
-    return v
-
-
-def cone_step(x, d):
-    """Per row the largest a >= 0 with x + a d in L (inf when the ray stays inside), x
-    interior: the smallest positive root of (x_0 + a d_0)^2 - |x_T + a d_T|^2, and of
-    x_0 + a d_0."""
-    qa = d[:, 0] ** 2 - d[:, 1] ** 2 - d[:, 2] ** 2
-    qb = 2.0 * (x[:, 0] * d[:, 0] - x[:, 1] * d[:, 1] - x[:, 2] * d[:, 2])
-    qc = _jnorm(x) ** 2
-    out = np.full(len(x), np.inf)
-    with np.errstate(all="ignore"):
-        disc = qb * qb - 4.0 * qa * qc
-        root = np.sqrt(np.maximum(disc, 0.0))
-        half = -0.5 * (qb + np.copysign(root, qb))
-        for cand in (half / qa, qc / half):
-            ok = (disc >= 0.0) & np.isfinite(cand) & (cand > 0.0)
-            out = np.where(ok, np.minimum(out, cand), out)
-        down = d[:, 0] < 0.0
-        out = np.where(down, np.minimum(out, -x[:, 0] / d[:, 0]), out)
-    return out

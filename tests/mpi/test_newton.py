@@ -49,8 +49,9 @@ def serial():
 
 
 @pytest.mark.parametrize("solver", [SemismoothNewton(tol=TOL),
-                                    Hybrid(tol=TOL, window=2, stall=0.01)],
-                         ids=["newton", "hybrid"])
+                                    Hybrid(tol=TOL, window=2, stall=0.01),
+                                    SemismoothNewton(tol=TOL, merit="fb", memory=5)],
+                         ids=["newton", "hybrid", "fischer-burmeister merit"])
 def test_newton_on_all_ranks_equals_the_serial_run(serial, solver):
     sim = run(Comm(WORLD), solver)
     assert sum(r["newton_iterations"] for r in sim.rows) > 0
