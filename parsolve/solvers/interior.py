@@ -96,20 +96,32 @@ class InteriorPoint:
         self.newton = SemismoothNewton(tol=tol, max_iter=max(self.newton_iter, 1),
                                        **newton_options)
 
-    def solve(self, problem, R):
+    def solve(self, problem, R, cache=None):
         """Solve `problem` (a Problem) for R (n, 3), in place; R's value on entry serves the
-        probe alone. Returns a SolveReport."""
-        probe = self.probe(problem, R)
-        if probe is not None and probe.converged:
-            return probe
-        return self.merge(probe, self.polish(problem, R, self.iterate(problem, R)))
+        probe alone. cache (a list, optional) keeps the iterations' end point (R, residual)
+        across calls on one problem (the Hybrid's stages): the first call fills it, a later
+        one starts the polish from it without the probe or the iterations, whose end depends
+        on the problem alone. Returns a SolveReport."""
+        mu = self._cones(problem)
+        probe = None
+        if cache:
+            R[:] = cache[0]
+            report = SolveReport(self.name, residual=cache[1], converged=cache[1] <= self.tol,
+                                 events=dict.fromkeys(self.event_names, 0))
+        else:
+            probe = self.probe(problem, R)
+            if probe is not None and probe.converged:
+                return probe
+            report = self.iterate(problem, R, mu)
+            if cache is not None:
+                cache[:] = [R.copy(), report.residual]
+        return self.merge(probe, self.polish(problem, R, report))
 
     def probe(self, problem, R):
         """The pure Newton probe from R (None without one): its report, with this solver's
         events; R is its end point, the solution when it converged."""
         if self.prober is None:
             return None
-        self._cones(problem)
         report = self.prober.solve(problem, R)
         report.events = {**dict.fromkeys(self.event_names, 0), **report.events,
                          "probe_converged": int(report.converged)}
@@ -137,10 +149,11 @@ class InteriorPoint:
             raise InputError(f"InteriorPoint: {exc}; use the Newton or Gauss-Seidel solver "
                              "for such rows") from None
 
-    def iterate(self, problem, R):
+    def iterate(self, problem, R, mu=None):
         """The interior-point iterations alone: R becomes their best iterate (a function of
-        the problem only). Returns their SolveReport."""
-        mu = self._cones(problem)
+        the problem only). mu: the rows' friction coefficients (_cones) when known. Returns
+        their SolveReport."""
+        mu = self._cones(problem) if mu is None else mu
         W, first, (indptr, indices, blocks) = problem.operator()
         try:
             work = _Workspace(W, indptr, indices, blocks, first, problem)

@@ -383,7 +383,7 @@ class SemismoothNewton:
                 events["proximal_steps"] += sigma > 0.0
                 V, start = U, theta                             # V = U + alpha (R - anchor)
                 current = start                                 # the regularised merit at R
-                recent = [self._ls_merit(p, R, V, start)]       # memory > 1: Grippo et al.
+                recent = [self._fb_merit(p, R, V) if self.merit == "fb" else start]
                 for inner in range(INNER_MAX):
                     it += 1
                     kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
@@ -447,10 +447,9 @@ class SemismoothNewton:
         found = self._search(p, R, U, V, d, Wd, Vd, max(recent), slopes)
         return found and found + (found[4],)
 
-    def _ls_merit(self, p, R, V, reg):
-        """The line search's merit at (R, V), `reg` (Alart-Curnier's) or Fischer-Burmeister's."""
-        if self.merit != "fb":
-            return reg
+    @staticmethod
+    def _fb_merit(p, R, V):
+        """Fischer-Burmeister's merit 1/2 |phi_FB|^2 at (R, V), over all ranks."""
         x, y = desaxce(R, V, p.mu, p.rho_t)
         return 0.5 * p.sums(np.sum(fischer_burmeister(x, y) ** 2, axis=1)[:, None])[0]
 
@@ -461,7 +460,7 @@ class SemismoothNewton:
         t = 1.0
         while t >= _MIN_STEP:
             Rt, Vt = R + t * d, V + t * Vd
-            value = self._ls_merit(p, Rt, Vt, None)
+            value = self._fb_merit(p, Rt, Vt)
             if value <= max(recent) - _SIGMA * t * recent[-1]:
                 Ut = U + t * Wd
                 return (Rt, Ut, Vt) + self._measure(p, Rt, Ut, Vt)[:3] + (value,)
@@ -608,28 +607,16 @@ class Hybrid:
             except ValueError:                   # rows without a cone: Newton stages
                 pass
 
-        done = []               # the interior point's iterations: R and report, run once
+        done = []               # the interior point's iterations' end point, run once
 
         def newton(patience):
             """A stage of newton_iter times `patience` Newton steps (after the interior
-            point's iterations, whose end depends on the problem alone: a later stage starts
-            from it again without repeating them)."""
+            point's iterations, run at the first stage alone: InteriorPoint.solve's cache)."""
             polish.max_iter = self.newton_iter * patience
             if stage is self.newton:
                 return stage.solve(problem, R)
             stage.newton_iter = polish.max_iter
-            probe = None
-            if done:
-                R[:] = done[0]
-                report = SolveReport(stage.name, residual=done[1], converged=False,
-                                     events=dict.fromkeys(stage.event_names, 0))
-            else:
-                probe = stage.probe(problem, R)          # from Gauss-Seidel's iterate
-                if probe is not None and probe.converged:
-                    return probe
-                report = stage.iterate(problem, R)
-                done.extend((R.copy(), report.residual))
-            return stage.merge(probe, stage.polish(problem, R, report))
+            return stage.solve(problem, R, cache=done)    # its probe from Gauss-Seidel's R
 
         return self._run(lambda: self.gs.solve(problem, R), newton, R)
 
