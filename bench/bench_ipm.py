@@ -5,8 +5,9 @@ iteration, from R = 0 (issue 20's 10^4-bead pile: does it reach 1e-8 within 60 s
                               [--newton-iter 0]
 
 The problem comes from bench/fclib_problems.py (exported once into bench/problems/). Prints a
-line per iteration and writes one record (the path, the events, the final residual) to
-bench/results/ipm.json.
+line per iteration (residual, mean gap x . y, infeasibility |M x + b - y|, step length: where
+the iterations stall, the gap has gone to zero before the infeasibility and the steps to 0)
+and writes one record (the path, the events, the final residual) to bench/results/ipm.json.
 """
 import argparse
 import sys
@@ -35,15 +36,15 @@ def main():
     problem = Problem.coulomb(pr.indptr, pr.indices, pr.blocks, pr.diag, pr.q, pr.mu)
     solver = interior.InteriorPoint(tol=a.tol, max_iter=a.max_iter, newton_iter=a.newton_iter)
     trace, t0 = [], time.perf_counter()
-    measure = solver._residual
 
-    def traced(p, r, u):                       # the residual of each iterate, with its time
-        err = measure(p, r, u)
-        trace.append((round(time.perf_counter() - t0, 3), err))
-        print(f"{len(trace) - 1:4d} {trace[-1][0]:8.2f} s  residual {err:.3e}", flush=True)
-        return err
+    def traced(point):              # each iterate: residual, gap, infeasibility, step, time
+        trace.append({"seconds": round(time.perf_counter() - t0, 3), **point})
+        more = "".join(f"  {k} {point[k]:.2e}" for k in ("gap", "infeasibility", "step")
+                       if k in point)
+        print(f"{point['iteration']:4d} {trace[-1]['seconds']:8.2f} s  residual "
+              f"{point['residual']:.3e}{more}", flush=True)
 
-    solver._residual = traced
+    solver.trace = traced
     R = np.zeros((pr.n, 3))
     rep = solver.solve(problem, R)
     common.write("ipm", {**common.metadata(problem=a.problem, contacts=pr.n),

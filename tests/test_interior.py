@@ -132,6 +132,23 @@ def test_ipm_solves_a_box_stack_from_zero_where_newton_needs_more(stack):
     assert residual(R, U, stack.B, *_rows(stack)) <= 1e-10
 
 
+def test_the_trace_follows_the_iterations_and_changes_nothing(stack):
+    """The trace hook sees every iterate in order, ending at the report's residual; the gap
+    and the infeasibility |M x + b - y| fall from the cones' axes to the solution; R is the
+    untraced run's bit for bit."""
+    R0, rep0, _ = solve(InteriorPoint(tol=1e-10, newton_iter=0, probe=False), stack)
+    solver, path = InteriorPoint(tol=1e-10, newton_iter=0, probe=False), []
+    solver.trace = path.append
+    R, rep, _ = solve(solver, stack)
+    assert np.array_equal(R, R0) and rep.iterations == rep0.iterations
+    assert [q["iteration"] for q in path] == list(range(rep.iterations + 1))
+    assert path[-1]["residual"] == rep.residual <= 1e-10 and "step" not in path[-1]
+    steps = path[:-1]
+    assert all(0.0 < q["step"] <= 1.0 for q in steps)
+    assert steps[-1]["gap"] < 1e-6 * steps[0]["gap"]
+    assert steps[-1]["infeasibility"] < 1e-6 * steps[0]["infeasibility"]
+
+
 def test_the_probe_costs_a_step_where_j_is_singular_and_changes_nothing(stack):
     """On the box stack (J singular on the sticking corners) the pure Newton probe stops at
     its first failed factorisation or slow step; the interior point then ends where it ends

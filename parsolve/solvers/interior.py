@@ -79,6 +79,9 @@ class InteriorPoint:
 
     name = "ipm"
     event_names = IPM_EVENTS
+    trace = None    # None, or called on every rank at each iterate with a dict: iteration,
+    #                 residual and, where a step follows, the mean gap x . y, the
+    #                 infeasibility |M x + b - y| and the step length (bench/bench_ipm.py)
 
     def __init__(self, tol=1e-10, max_iter=200, newton_iter=200, probe=True,
                  **newton_options):
@@ -216,13 +219,16 @@ class InteriorPoint:
             while True:
                 r = x / S
                 u = p.apply(r) + p.q
-                err = self._residual(p, r, u)
+                err = design_residual(p, r, u)
                 if err < best:
                     if err <= 0.5 * best:
                         best_at = it
                     best, best_R[:] = err, r
+                point = {"iteration": it, "residual": err}
                 if err <= self.tol or it >= self.max_iter or it - best_at > STALL or \
                         not math.isfinite(err):
+                    if self.trace is not None:
+                        self.trace(point)
                     break
                 it += 1
                 shift = np.hypot(u[:, 1], u[:, 2])
@@ -246,6 +252,10 @@ class InteriorPoint:
                                            < self._after(p, x, S, step)):
                         step = other
                 alpha, dx, dy = step
+                if self.trace is not None:
+                    point.update(gap=m, step=alpha, infeasibility=math.sqrt(
+                        p.sums(np.sum(rp ** 2, axis=1)[:, None])[0]))
+                    self.trace(point)
                 if not alpha > 0.0:
                     break
                 x += alpha * dx
@@ -267,10 +277,6 @@ class InteriorPoint:
         """The residual after a step (alpha, dx, dy)."""
         r = (x + step[0] * step[1]) / S
         return design_residual(p, r, p.apply(r) + p.q)
-
-    def _residual(self, p, r, u):
-        """The residual of the iterate (r, u) (bench/bench_ipm.py traces it here)."""
-        return design_residual(p, r, u)
 
     def _direction(self, p, linear, events, ksp, x, y, system, t, d_vec, rhs):
         """Mehrotra's predictor-corrector direction with the shift's derivative t (zero: the
