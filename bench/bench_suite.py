@@ -2,7 +2,9 @@
 Gauss-Seidel, Newton and Hybrid beside Siconos' fc3d_nsgs and fc3d_nonsmooth_Newton_AlartCurnier
 on the same files in the same run (bench/fclib_problems.SUITE: columns, poured piles of 200,
 10^3 and 10^4 beads, crystal beds, stacks and columns of boxes, brick walls, Kapla towers, box
-piles, spheres and boxes mixed, unsymmetric W from the gyroscopic term; mu 0.3-0.8).
+piles, spheres and boxes mixed, unsymmetric W from the gyroscopic term; mu 0.3-0.8), and
+the public problems of bench/problems/public/ (fclib_problems.PUBLIC: Siconos' own test
+problems, written by others) when their files are there.
 
     python bench/bench_suite.py [--problems NAME ...] [--solvers NAME ...] [--tol 1e-8]
                                 [--seconds 60] [--table-only]
@@ -130,7 +132,8 @@ def main():
     import fclib_problems
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--problems", nargs="*", default=fclib_problems.SUITE)
+    ap.add_argument("--problems", nargs="*",
+                    default=fclib_problems.SUITE + fclib_problems.available_public())
     ap.add_argument("--solvers", nargs="*", default=list(DEFAULT_SOLVERS), choices=SOLVERS)
     ap.add_argument("--tol", type=float, default=1e-8)
     ap.add_argument("--seconds", type=float, default=60.0)

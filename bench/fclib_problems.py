@@ -19,8 +19,16 @@ boxes of random orientation poured into a container), mixed (300 spheres and box
 and unsymmetric W: spinbox-*-gyro (spinning boxes) and mixed-*-gyro, whose W takes the
 gyroscopic term implicitly (gyroscopic_delassus).
 
+Public problems written by others (PUBLIC): Siconos' test problems in its text form
+(numerics/src/FrictionContact/test/data/ of github.com/siconos/siconos, Apache 2.0: capsules,
+a rock pile, Confeti, a rover's wheels, ...), read by parsolve.io.fclib.read as they are. They
+are not in this repository: copy the files into bench/problems/public/; the suite takes the
+ones it finds (available_public()).
+
     problems(names=None) -> {name: path}      (exports what is missing: pile10k takes minutes)
     python bench/fclib_problems.py [NAME ...] (lists them with their sizes)
+    python bench/fclib_problems.py --check-public   (parsolve's reading of each public file
+                                              against Siconos' own: W, q and mu equal)
 
 Each entry also gives the sweep cap the Gauss-Seidel bench uses for it (CAPS).
 """
@@ -37,6 +45,17 @@ from parsolve.io import fclib  # noqa: E402
 from parsolve.simulation import Simulation  # noqa: E402
 
 CACHE = os.path.join(HERE, "problems")
+PUBLIC_DIR = os.path.join(CACHE, "public")
+# (check-NewtonAC-1contact and problem-checkTwoRods1 are left out: their W is larger than 3 x
+# contacts, 39 x 39 for one contact and 54 x 54 for three, which fclib.read refuses)
+PUBLIC = {f"siconos-{stem}": f"{stem}.dat" for stem in (
+    "problem-check2", "FrictionContactProblem00071", "Confeti-ex03-Fc3D-SBM", "RockPile_tob1",
+    "Capsules-i122-1617", "Rover1039", "Rover4516")}
+
+
+def available_public():
+    """The PUBLIC problems whose files are in bench/problems/public/."""
+    return [name for name, f in PUBLIC.items() if os.path.exists(os.path.join(PUBLIC_DIR, f))]
 
 
 def column(n, mu):
@@ -141,8 +160,15 @@ def problems(names=None):
     os.makedirs(CACHE, exist_ok=True)
     out = {}
     for name in names or SCENES:
+        if name in PUBLIC:
+            out[name] = os.path.join(PUBLIC_DIR, PUBLIC[name])
+            if not os.path.exists(out[name]):
+                raise SystemExit(f"{name}: copy {PUBLIC[name]} from Siconos' numerics/src/"
+                                 f"FrictionContact/test/data/ into {PUBLIC_DIR}")
+            continue
         if name not in SCENES:
-            raise SystemExit(f"unknown problem {name!r}: {', '.join(SCENES)}")
+            raise SystemExit(f"unknown problem {name!r}: {', '.join(SCENES)}, "
+                             f"{', '.join(PUBLIC)}")
         path = os.path.join(CACHE, f"{name}.h5")
         if not os.path.exists(path):
             export(name, path + ".tmp")
@@ -151,7 +177,27 @@ def problems(names=None):
     return out
 
 
+def check_public():
+    """Each public file read by parsolve and by Siconos (frictionContact_new_from_filename):
+    the largest difference of W, q and mu (0 when equal)."""
+    import siconos.numerics as sn
+
+    for name in available_public():
+        path = os.path.join(PUBLIC_DIR, PUBLIC[name])
+        p, s = fclib.read(path), sn.frictionContact_new_from_filename(path)
+        m = 3 * p.n
+        W = np.zeros((m, m))
+        rows, cols, vals = p.scalar_triplets()
+        np.add.at(W, (rows, cols), vals)
+        Ws = np.array([[sn.NM_get_value(s.M, i, j) for j in range(m)] for i in range(m)])
+        d = max(np.abs(W - Ws).max(), np.abs(p.q.reshape(-1) - s.q).max(),
+                np.abs(p.mu - s.mu).max())
+        print(f"{name:36s} {p.n:6d} contacts  max |parsolve - Siconos| = {d:.1e}", flush=True)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--check-public"]:
+        sys.exit(check_public())
     for name, path in problems(sys.argv[1:] or None).items():
         p = fclib.read(path)
         print(f"{name:16s} {p.n:7d} contacts {len(p.blocks):9d} blocks  {path}")

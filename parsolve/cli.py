@@ -38,7 +38,8 @@ def main(argv=None):
                      help="export the contact problem of step N as an FCLIB file (one rank)")
     run.add_argument("--fclib-out", metavar="FILE", help="where (default: stepN.fclib.h5)")
     run.epilog = "Arguments after `--` (or unknown to parsolve) are passed to the script."
-    fc = sub.add_parser("fclib", help="solve or describe an FCLIB local problem")
+    fc = sub.add_parser("fclib", help="solve or describe an FCLIB local problem (HDF5, or "
+                        "Siconos' text form for a .dat file)")
     fcs = fc.add_subparsers(dest="fclib_command", required=True)
     solve = fcs.add_parser("solve", help="solve it; print one JSON line")
     solve.add_argument("file")

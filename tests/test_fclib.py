@@ -157,3 +157,62 @@ def test_siconos_solves_our_problem_to_the_same_reactions(exported):
     assert sn.fc3d_nsgs(problem, r, u, options) == 0
     np.testing.assert_allclose(r.reshape(-1, 3), exported[1], rtol=0,
                                atol=1e-8 * np.abs(exported[1]).max())
+
+
+SICONOS = {form: os.path.join(ROOT, "tests", "data", f"siconos_{form}.dat")
+           for form in ("dense", "sbm")}
+
+
+def test_siconos_text_problems_read_in_both_storages():
+    """tests/data/siconos_*.dat were written by Siconos' own frictionContact_printInFilename
+    (python3-siconos 4.4) from one unsymmetric W (block (0, 1) zero), dense and sparse block:
+    both give that W, with Siconos' column-major blocks turned the right way round."""
+    dense, sbm = (fclib.read(SICONOS[f]) for f in ("dense", "sbm"))
+    Ws = []
+    for p in (dense, sbm):
+        W = np.zeros((6, 6))
+        rows, cols, vals = p.scalar_triplets()
+        np.add.at(W, (rows, cols), vals)
+        Ws.append(W)
+        np.testing.assert_array_equal(p.q.reshape(-1), np.arange(6.0) - 2.5)
+        np.testing.assert_array_equal(p.mu, [0.3, 0.7])
+    np.testing.assert_array_equal(Ws[0], Ws[1])
+    W = Ws[0]
+    assert W[3, 0] == 4.116305363741328271487419e-01 and W[0, 3] == 0.0   # the file's digits
+    assert W[1, 0] == 1.304000045130137230842138 and W[0, 1] == -1.321048632913018883172640e-01
+    assert len(sbm.blocks) == 3 and sbm.indices.tolist() == [0, 0, 1]   # no block (0, 1)
+
+
+def test_a_siconos_text_problem_solves_through_the_command_line():
+    r = cli("fclib", "solve", SICONOS["sbm"], "--tol", "1e-12")
+    record = json.loads(r.stdout)
+    assert r.returncode == 0 and record["converged"] and record["residual"] <= 1e-12
+    p = fclib.read(SICONOS["sbm"])
+    R, U, report = fclib.solve(p, tol=1e-12)
+    assert report.converged
+    for a in range(p.n):                          # Signorini-Coulomb, contact by contact
+        assert R[a, 0] >= 0 and np.hypot(*R[a, 1:]) <= p.mu[a] * R[a, 0] * (1 + 1e-9)
+        assert U[a, 0] >= -1e-10 and abs(R[a, 0] * U[a, 0]) <= 1e-10
+
+
+BAD_SICONOS = {
+    "truncated": (lambda t: t[:len(t) // 2], "ends inside"),
+    "2-D": (lambda t: "2" + t[1:], "dimension 2"),
+    "sparse storage": (lambda t: t.replace("\n1\n6\n6\n", "\n2\n6\n6\n", 1), "storage 2"),
+    "block numbers": (lambda t: t.replace("\n1\n  4.1163", "\n7\n  4.1163", 1),
+                      "block 1 is not numbered 1"),
+    "not numbers": (lambda t: t.replace("6.947080963129241837350492e+00", "W?"),
+                    "not a Siconos text problem"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SICONOS))
+def test_bad_siconos_text_files_exit_2_naming_the_problem(tmp_path, case):
+    edit, message = BAD_SICONOS[case]
+    bad = tmp_path / "bad.dat"
+    with open(SICONOS["sbm"]) as f:
+        bad.write_text(edit(f.read()))
+    with pytest.raises(FileFormatError, match=message):
+        fclib.read(str(bad))
+    r = cli("fclib", "solve", str(bad))
+    assert r.returncode == 2 and message in r.stderr and str(bad) in r.stderr

@@ -12,6 +12,10 @@ stores it in HDF5 (Acary, Brémond, Koziara, Pérignon: fclib.h):
   /fclib_local/info/{title, description, math_info}
   /solution/{r, u}                 a solution (written by `parsolve fclib solve --out`)
 
+`read` takes Siconos' text files of a FrictionContactProblem too (`.dat`, numerics'
+frictionContact_printInFile: the Siconos test problems, e.g. capsules and rock piles), W dense
+or sparse block.
+
 Components are normal first in FCLIB, Siconos and parsolve alike, so nothing is reordered: this
 module is where a conversion would go. In parsolve the problem is W in block CSR (3 x 3 blocks:
 indptr, indices, blocks, diag), q as (n, 3), mu (n,): what every solver's `solve` takes.
@@ -99,11 +103,14 @@ def write(path, problem, form="csc", title="", description=""):
 
 
 def read(path):
-    """The LocalProblem in FCLIB file `path`; FileFormatError naming the file and the problem
-    for anything that is not a valid 3-D local problem."""
-    h5py = _h5py()
+    """The LocalProblem in FCLIB file `path` (Siconos' text form for a `.dat` file:
+    read_siconos); FileFormatError naming the file and the problem for anything that is not a
+    valid 3-D local problem."""
     if not os.path.isfile(path):
         raise FileFormatError(f"{path}: no such FCLIB file")
+    if path.endswith(".dat"):
+        return read_siconos(path)
+    h5py = _h5py()
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
@@ -129,20 +136,94 @@ def read(path):
     if m != n or m % 3:
         raise FileFormatError(f"{path}: W is {m} x {n}; a 3-D local problem needs a square W "
                               "of size 3 x contacts")
+    rows, cols = _entries(path, m, nz, p, i, x)
+    return _checked(path, m, rows, cols, x, q, mu, info,
+                    ("/fclib_local/W/x", "/fclib_local/vectors/q", "/fclib_local/vectors/mu"))
+
+
+def read_siconos(path):
+    """The LocalProblem in Siconos' text file of a 3-D FrictionContactProblem: the dimension,
+    the number of contacts, W as a NumericsMatrix (its storage: 0 dense, column-major; 1 sparse
+    block, block rows' pointers and block columns then each block column-major), q, mu."""
+    try:
+        with open(path) as f:
+            tokens = f.read().split()
+        values = np.array(tokens, dtype=float)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise FileFormatError(f"{path}: not a Siconos text problem ({exc})") from None
+    at = [0]
+
+    def take(k, what):
+        if at[0] + k > len(values):
+            raise FileFormatError(f"{path}: the file ends inside {what} (Siconos' text "
+                                  "FrictionContactProblem expected)")
+        at[0] += k
+        return values[at[0] - k:at[0]]
+
+    def integers(k, what):
+        v = take(k, what)
+        if not (np.isfinite(v).all() and (v == np.round(v)).all() and (v >= 0).all()):
+            raise FileFormatError(f"{path}: {what} are not counts or indices")
+        return v.astype(np.int64)
+
+    dim, nc, storage, m, n = integers(5, "the header (dimension, contacts, W's storage, size)")
+    if dim != 3:
+        raise FileFormatError(f"{path}: dimension {dim}; parsolve solves 3-D problems only")
+    if m != n or m != 3 * nc:
+        raise FileFormatError(f"{path}: W is {m} x {n} for {nc} contacts (3 x contacts "
+                              "expected)")
+    if storage == 0:                                    # dense, column-major
+        if tuple(integers(2, "the dense W's sizes")) != (m, n):
+            raise FileFormatError(f"{path}: the dense W's sizes do not repeat {m} x {n}")
+        x = take(m * n, "the dense W").copy()
+        rows, cols = np.tile(np.arange(m), n), np.repeat(np.arange(n), m)
+    elif storage == 1:                                  # sparse block
+        nblocks = integers(1, "the number of blocks")[0]
+        br, bc = integers(2, "the numbers of block rows and columns")
+        rsize = np.concatenate(([0], integers(br, "the block rows' sizes")))
+        csize = np.concatenate(([0], integers(bc, "the block columns' sizes")))
+        filled1, filled2 = integers(2, "the block index sizes")
+        ptr = integers(filled1, "the block rows' pointers")
+        col = integers(filled2, "the blocks' columns")
+        if rsize[-1] != m or csize[-1] != n or filled1 != br + 1 or filled2 != nblocks or \
+                ptr[-1] != nblocks or (np.diff(ptr) < 0).any() or (col >= bc).any():
+            raise FileFormatError(f"{path}: W's sparse block structure is inconsistent")
+        parts = []
+        for j, (r, c) in enumerate(zip(np.repeat(np.arange(br), np.diff(ptr)), col)):
+            if integers(1, f"block {j}'s number")[0] != j:
+                raise FileFormatError(f"{path}: block {j} is not numbered {j}")
+            nr, ncol = rsize[r + 1] - rsize[r], csize[c + 1] - csize[c]
+            vals = take(nr * ncol, f"block {j}")
+            parts.append((rsize[r] + np.tile(np.arange(nr), ncol),
+                          csize[c] + np.repeat(np.arange(ncol), nr), vals))
+        rows, cols, x = (np.concatenate([p[k] for p in parts]) if parts else
+                         np.zeros(0) for k in range(3))
+    else:
+        raise FileFormatError(f"{path}: W's storage {storage} is not read (0 dense and 1 "
+                              "sparse block are; Siconos prints its sparse storage 2 with "
+                              "six digits)")
+    q = take(m, "q").copy()
+    mu = take(nc, "mu").copy()
+    return _checked(path, m, rows.astype(np.int64), cols.astype(np.int64), x, q, mu,
+                    {"title": os.path.basename(path), "description": "Siconos text problem"},
+                    ("W", "q", "mu"))
+
+
+def _checked(path, m, rows, cols, x, q, mu, info, names):
+    """The LocalProblem of W's entries (rows, cols, x), q and mu (called `names` in the
+    file), checked."""
     nc = m // 3
     if q.shape != (m,):
         raise FileFormatError(f"{path}: q has {q.size} entries, W is {m} x {m}")
     if mu.shape != (nc,):
         raise FileFormatError(f"{path}: mu has {mu.size} entries for {nc} contacts")
-    for name, arr in (("W/x", x), ("vectors/q", q), ("vectors/mu", mu)):
+    for name, arr in zip(names, (x, q, mu)):
         if not np.isfinite(arr).all():
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise FileFormatError(f"{path}: /fclib_local/{name} holds NaN or infinity "
-                                  f"(entry {bad})")
+            raise FileFormatError(f"{path}: {name} holds NaN or infinity (entry {bad})")
     if (mu < 0).any():
         bad = int(np.flatnonzero(mu < 0)[0])
         raise FileFormatError(f"{path}: contact {bad} has friction mu = {mu[bad]} < 0")
-    rows, cols = _entries(path, m, nz, p, i, x)
     return _blocks(path, nc, rows, cols, x, q, mu, info)
 
 
