@@ -146,10 +146,7 @@ def test_not_hdf5_or_not_fclib(tmp_path):
 def test_siconos_solves_our_problem_to_the_same_reactions(exported):
     sn = pytest.importorskip("siconos.numerics")
     p = fclib.read(exported[0])
-    W = np.zeros((3 * p.n, 3 * p.n))
-    rows, cols, vals = p.scalar_triplets()
-    np.add.at(W, (rows, cols), vals)
-    problem = sn.FrictionContactProblem(3, W, p.q.reshape(-1).copy(), p.mu.copy())
+    problem = sn.FrictionContactProblem(3, p.dense(), p.q.reshape(-1).copy(), p.mu.copy())
     options = sn.SolverOptions(sn.SICONOS_FRICTION_3D_NSGS)
     options.dparam[sn.SICONOS_DPARAM_TOL] = 1e-12
     options.iparam[sn.SICONOS_IPARAM_MAX_ITER] = 100000
@@ -170,10 +167,7 @@ def test_siconos_text_problems_read_in_both_storages():
     dense, sbm = (fclib.read(SICONOS[f]) for f in ("dense", "sbm"))
     Ws = []
     for p in (dense, sbm):
-        W = np.zeros((6, 6))
-        rows, cols, vals = p.scalar_triplets()
-        np.add.at(W, (rows, cols), vals)
-        Ws.append(W)
+        Ws.append(p.dense())
         np.testing.assert_array_equal(p.q.reshape(-1), np.arange(6.0) - 2.5)
         np.testing.assert_array_equal(p.mu, [0.3, 0.7])
     np.testing.assert_array_equal(Ws[0], Ws[1])

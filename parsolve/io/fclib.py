@@ -51,6 +51,13 @@ class LocalProblem:
 
         return block_matvec(self.indptr, self.indices, self.blocks, R)
 
+    def dense(self):
+        """W as a dense (3n, 3n) array (small problems: checks and peers)."""
+        W = np.zeros((3 * self.n, 3 * self.n))
+        rows, cols, vals = self.scalar_triplets()
+        np.add.at(W, (rows, cols), vals)
+        return W
+
     def scalar_triplets(self):
         """W's entries as (rows, cols, values), row-major within blocks."""
         brow = np.repeat(np.arange(self.n), np.diff(self.indptr))
@@ -196,8 +203,8 @@ def read_siconos(path):
             vals = take(nr * ncol, f"block {j}")
             parts.append((rsize[r] + np.tile(np.arange(nr), ncol),
                           csize[c] + np.repeat(np.arange(ncol), nr), vals))
-        rows, cols, x = (np.concatenate([p[k] for p in parts]) if parts else
-                         np.zeros(0) for k in range(3))
+        rows, cols, x = ([np.concatenate(k) for k in zip(*parts)] if parts else
+                         [np.zeros(0)] * 3)
     else:
         raise FileFormatError(f"{path}: W's storage {storage} is not read (0 dense and 1 "
                               "sparse block are; Siconos prints its sparse storage 2 with "
