@@ -4,8 +4,11 @@
 
 The bed (pe's dense benchmark: r = 1 mm, 2650 kg/m^3, mu = 0.85, gravity tilted 30 deg,
 h = 10 us) is stepped `--settle` times with a tolerance solver so the reactions are realistic,
-then one step's local dynamics is swept `--sweeps` times with relaxation `--omega`. One
-relaxation = one contact's local solve. Writes bench/results/gs_sweep.json.
+then one step's local dynamics is swept `--sweeps` times with relaxation `--omega`, with the
+default local solver (auto) and the warm one, and as many times by the sweep's traffic probe
+(kernels.body_sweep_traffic: the same loop's loads and stores without its arithmetic, the
+memory-traffic limit measured), alternated, best of three. One relaxation = one contact's
+local solve. Writes bench/results/gs_sweep.json.
 """
 import argparse
 import sys
@@ -20,7 +23,7 @@ import scenes  # noqa: E402
 import parsolve as ps  # noqa: E402
 from parsolve.simulation import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
-from parsolve.laws.codes import OUTCOMES as CODE_NAMES  # noqa: E402
+from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES  # noqa: E402
 from parsolve.solvers.residual import residual_from_parts  # noqa: E402
 
 NCODES = len(CODE_NAMES)
@@ -73,18 +76,43 @@ def main():
     R = sim.contacts.R.copy()                   # the last step's converged reactions
     order = np.arange(ld.n, dtype=np.int64)       # contacts are stored in sweep order
     # time the sweeps from a cold start (R = 0) so every sweep does real work
-    R0 = np.zeros_like(R)
-    du = np.zeros((len(sim.bodies), 6))
-    counts = np.zeros(NCODES, np.int64)
-    t0 = time.perf_counter()
-    for _ in range(args.sweeps):
-        kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
-                                        ld.kind, ld.param, R0, du, order, args.omega, counts)
-    dt = time.perf_counter() - t0
-    U, parts = np.empty_like(R0), np.empty((ld.n, 4))
-    kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.kind, ld.param, R0, du, U,
-                          parts)
-    res = residual_from_parts(parts.sum(axis=0))
+    def sweeps(method):
+        """args.sweeps sweeps from R = 0 with local solver `method`: (seconds, R, du, counts)."""
+        R0, du = np.zeros_like(R), np.zeros((len(sim.bodies), 6))
+        counts = np.zeros(NCODES, np.int64)
+        t0 = time.perf_counter()
+        for _ in range(args.sweeps):
+            kernels.body_gauss_seidel_sweep(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag,
+                                            ld.B, ld.kind, ld.param, R0, du, order,
+                                            args.omega, counts, LOCAL_SOLVERS.index(method))
+        return time.perf_counter() - t0, R0, du, counts
+
+    def residual(R0, du):
+        U, parts = np.empty_like(R0), np.empty((ld.n, 4))
+        kernels.body_residual(ld.inc_ptr, ld.inc_body, ld.H, ld.B, ld.kind, ld.param, R0, du,
+                              U, parts)
+        return residual_from_parts(parts.sum(axis=0))
+
+    def probe():
+        """The sweep's memory traffic alone (kernels.body_sweep_traffic), as many sweeps."""
+        R0, du = np.zeros_like(R), np.zeros((len(sim.bodies), 6))
+        t0 = time.perf_counter()
+        for _ in range(args.sweeps):
+            kernels.body_sweep_traffic(ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, ld.B,
+                                       ld.kind, ld.param, R0, du, order)
+        return time.perf_counter() - t0
+
+    # time the sweeps from a cold start (R = 0) so every sweep does real work; the default
+    # local solver, the warm one and the traffic probe alternate, best of three each
+    runs = {"auto": [], "warm": [], "probe": []}
+    for _ in range(3):
+        for method in ("auto", "warm"):
+            runs[method].append(sweeps(method))
+        runs["probe"].append(probe())
+    dt, R0, du, counts = min(runs["auto"], key=lambda x: x[0])
+    res = residual(R0, du)
+    warm = min(runs["warm"], key=lambda x: x[0])
+    dt_probe = min(runs["probe"])
     # the same sweeps over W's block rows (linked-interaction form), for comparison
     R1 = np.zeros_like(R)
     ld.rows                                     # assemble the block rows outside the timing
@@ -118,7 +146,16 @@ def main():
         traffic_limit_relaxations_per_core_second={k: max(bandwidth.values()) / v
                                                    for k, v in traffic.items()},
         fraction_of_traffic_limit={k: relax / dt / (max(bandwidth.values()) / v)
-                                   for k, v in traffic.items()})
+                                   for k, v in traffic.items()},
+        # the limit measured: the same loop with its loads and stores and no arithmetic
+        probe_ns_per_relaxation=1e9 * dt_probe / relax,
+        measured_traffic_limit_relaxations_per_core_second=relax / dt_probe,
+        probe_bytes_per_second=traffic["streamed"] * relax / dt_probe,
+        warm={"seconds_sweeps": warm[0], "relaxations_per_core_second": relax / warm[0],
+              "ns_per_relaxation": 1e9 * warm[0] / relax,
+              "residual_after_sweeps": residual(warm[1], warm[2]),
+              "local_outcomes": {n: int(c) for n, c in zip(CODE_NAMES, warm[3]) if c}},
+        fraction_of_measured_traffic_limit={"auto": dt_probe / dt, "warm": dt_probe / warm[0]})
     common.write("gs_sweep", rec)
 
 

@@ -13,7 +13,9 @@
 # The returned r is always in K_mu.
 #
 # local_solve(..., method) runs one local solver with its own fallbacks: METHOD_AUTO (the chain
-# above), METHOD_PROJECTION, METHOD_QUARTIC (take-off, stick, quartic slide), METHOD_NEWTON.
+# above), METHOD_PROJECTION, METHOD_QUARTIC (take-off, stick, quartic slide), METHOD_NEWTON,
+# METHOD_WARM (the chain, its slide first by Newton on the slip direction, warm from the
+# reaction's: half the cost of a slide in a sweep, and other bits than METHOD_AUTO's).
 # The outcome code says which solver produced r (counted in the solve statistics).
 # Python twins: parsolve/laws/coulomb.py and coulomb_local.py, same names.
 from libc.math cimport sqrt, fabs, cos, sin, atan2, hypot, M_PI
@@ -102,6 +104,45 @@ cdef inline bint slide_direction(const double* W, const double* b, double mu, do
         if fabs(th1 - th0) <= 1e-14 * (1.0 + fabs(th1)):
             return g > 0.0
     return g > 0.0 and fabs(f1) <= 1e-14 * (fabs(b[1]) + fabs(b[2]) + fabs(b[0]))
+
+
+cdef inline bint slide_newton(const double* W, const double* b, double mu, double c,
+                              double s, double* r) noexcept nogil:
+    """Slide by Newton on f(theta) = d x u_T(d) with its exact derivative, from d = (c, s):
+    d is turned by normalising d + delta d_perp (Newton in the chart tan(theta - theta_k),
+    quadratic like Newton on theta, and no trigonometry). Warm from the last sweep's slip
+    direction it settles in two or three steps. False when it leaves the admissible
+    directions (D <= 0), ends with d . u_T <= 0 or does not settle in 30 steps."""
+    cdef double D, rn, u1, u2, f, g, drn, r1p, r2p, df, delta, nd
+    cdef double scale = fabs(b[0]) + fabs(b[1]) + fabs(b[2])
+    cdef int it
+    for it in range(30):
+        D = W[0] - mu * (W[1] * c + W[2] * s)
+        if D <= 0.0:
+            return False
+        rn = -b[0] / D
+        r[0] = rn; r[1] = -mu * rn * c; r[2] = -mu * rn * s
+        u1 = W[3] * r[0] + W[4] * r[1] + W[5] * r[2] + b[1]
+        u2 = W[6] * r[0] + W[7] * r[1] + W[8] * r[2] + b[2]
+        f = c * u2 - s * u1
+        g = c * u1 + s * u2
+        if fabs(f) <= 1e-15 * scale:
+            return g > 0.0
+        # along theta: d' = (-s, c), D' = mu (W_N1 s - W_N2 c), r_N' = -r_N D' / D
+        drn = -rn * (mu * (W[1] * s - W[2] * c)) / D
+        r1p = -mu * (drn * c - rn * s)
+        r2p = -mu * (drn * s + rn * c)
+        df = c * (W[6] * drn + W[7] * r1p + W[8] * r2p) \
+            - s * (W[3] * drn + W[4] * r1p + W[5] * r2p) - g
+        if df == 0.0:
+            return False
+        delta = -f / df
+        if fabs(delta) <= 1e-14:
+            return g > 0.0
+        c, s = c - delta * s, s + delta * c
+        nd = sqrt(c * c + s * s)
+        c = c / nd; s = s / nd
+    return False
 
 
 cdef inline bint slide_scan(const double* W, const double* b, double mu, double c0, double s0,
@@ -272,13 +313,12 @@ cdef inline int last_resort(const double* W, const double* b, double mu, double*
     return project_iterate(W, b, mu, r, 1e-14, 2000)
 
 
-cdef inline int local_enumerate(const double* W, const double* b, double mu,
-                                double* r) noexcept nogil:
+cdef inline int local_slide(const double* W, const double* b, double mu, double* r,
+                            const double* rs, const double* rw, bint warm) noexcept nogil:
+    """The slide and the chain after it, when neither take-off nor stick (rs: the stick
+    reaction, rw: r on entry). Apart from local_enumerate so that the take-off and stick
+    tests, which most relaxations end in, stay small enough to be inlined in the sweep."""
     cdef double c0, s0, nt
-    cdef double rs[3]
-    cdef int code = takeoff_stick(W, b, mu, r, rs)
-    if code >= 0:
-        return code
     if mu == 0.0 and W[0] > 0.0:                       # frictionless slide
         r[0] = -b[0] / W[0]; r[1] = 0.0; r[2] = 0.0
         return LOCAL_SLIDE
@@ -290,11 +330,31 @@ cdef inline int local_enumerate(const double* W, const double* b, double mu,
         nt = sqrt(b[1] * b[1] + b[2] * b[2])
         c0 = b[1] / nt if nt > 0.0 else 1.0
         s0 = b[2] / nt if nt > 0.0 else 0.0
+    if warm:
+        nt = sqrt(rw[1] * rw[1] + rw[2] * rw[2]) if rw[0] > 0.0 else 0.0
+        if slide_newton(W, b, mu, -rw[1] / nt if nt > 0.0 else c0,
+                        -rw[2] / nt if nt > 0.0 else s0, r):
+            return LOCAL_SLIDE
     if slide_direction(W, b, mu, c0, s0, r):
         return LOCAL_SLIDE
     if slide_scan(W, b, mu, c0, s0, r):
         return LOCAL_SLIDE
     return last_resort(W, b, mu, r, True)
+
+
+cdef inline int local_enumerate(const double* W, const double* b, double mu, double* r,
+                                bint warm) noexcept nogil:
+    """Take-off, stick, slide, then the chain (the header's METHOD_AUTO). With warm, the
+    slide is first tried by slide_newton from the slip direction of r on entry (-r_T / |r_T|
+    when r_N > 0, else the stick guess), the chain as without it when that fails
+    (METHOD_WARM)."""
+    cdef double rs[3]
+    cdef double rw[3]
+    rw[0] = r[0]; rw[1] = r[1]; rw[2] = r[2]
+    cdef int code = takeoff_stick(W, b, mu, r, rs)
+    if code >= 0:
+        return code
+    return local_slide(W, b, mu, r, rs, rw, warm)
 
 
 cdef inline int local_solve(const double* W, const double* b, double mu, double* r,
@@ -303,7 +363,9 @@ cdef inline int local_solve(const double* W, const double* b, double mu, double*
     cdef double rs[3]
     cdef int code
     if method == METHOD_AUTO:
-        return local_enumerate(W, b, mu, r)
+        return local_enumerate(W, b, mu, r, False)
+    if method == METHOD_WARM:
+        return local_enumerate(W, b, mu, r, True)
     if method == METHOD_PROJECTION:
         return project_iterate(W, b, mu, r, 1e-14, 2000)
     if method == METHOD_QUARTIC:

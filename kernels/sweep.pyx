@@ -92,6 +92,38 @@ def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
     return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
 
 
+cdef struct Incidences:
+    # the raw pointers of a body-coupled sweep's arrays (NULL where an array is empty)
+    const index_t* ip
+    const index_t* ib
+    const double* H
+    const double* K
+    const double* W
+    const double* B
+    const double* p
+    double* R
+    double* du
+
+
+cdef Incidences incidences(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                           const double[:, :, ::1] H, const double[:, :, ::1] K,
+                           const double[:, :, ::1] Wdiag, const double[:, ::1] B,
+                           const double[:, ::1] param, double[:, ::1] R, double[:, ::1] du):
+    """The sweep's arrays as raw pointers (the loop reads them so: with memoryview slices it
+    lost 6 %, their fields no longer staying in registers); n > 0 rows."""
+    cdef Incidences a
+    a.ip = &inc_ptr[0]
+    a.ib = &inc_body[0] if inc_body.shape[0] else NULL
+    a.H = &H[0, 0, 0] if H.shape[0] else NULL
+    a.K = &K[0, 0, 0] if K.shape[0] else NULL
+    a.W = &Wdiag[0, 0, 0]
+    a.B = &B[0, 0]
+    a.p = &param[0, 0]
+    a.R = &R[0, 0]
+    a.du = &du[0, 0] if du.shape[0] else NULL
+    return a
+
+
 def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                             const double[:, :, ::1] H, const double[:, :, ::1] K,
                             const double[:, :, ::1] Wdiag, const double[:, ::1] B,
@@ -99,31 +131,70 @@ def body_gauss_seidel_sweep(const index_t[::1] inc_ptr, const index_t[::1] inc_b
                             double[:, ::1] R, double[:, ::1] du,
                             const index_t[::1] order, double omega, index_t[::1] counts,
                             int method=0):
-    """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|.
-    (The loop reads raw pointers: with the laws' arrays added, memoryview slices no longer
-    stayed in registers and the sweep lost 6 %.)"""
+    """One sweep in `order`; R and du are updated together. Returns max |dR| / max |R|."""
     cdef Py_ssize_t n = order.shape[0]
     cdef Py_ssize_t width = param.shape[1]
     cdef double dmax = 0.0, rmax = 0.0
     check_sweep(counts, method, kind, param, B)
     if n == 0:
         return 0.0
-    cdef const index_t* ip = &inc_ptr[0]
-    cdef const index_t* ib = &inc_body[0] if inc_body.shape[0] else NULL
-    cdef const double* Hp = &H[0, 0, 0] if H.shape[0] else NULL
-    cdef const double* Kp = &K[0, 0, 0] if K.shape[0] else NULL
-    cdef const double* Wp = &Wdiag[0, 0, 0]
-    cdef const double* Bp = &B[0, 0]
+    cdef Incidences s = incidences(inc_ptr, inc_body, H, K, Wdiag, B, param, R, du)
     cdef const kind_t* kp = &kind[0]
-    cdef const double* pp = &param[0, 0]
-    cdef double* Rp = &R[0, 0]
-    cdef double* dup = &du[0, 0] if du.shape[0] else NULL
     cdef const index_t* op = &order[0]
     cdef index_t* cp = &counts[0]
     with nogil:
-        body_sweep_rows(ip, ib, Hp, Kp, Wp, Bp, kp, pp, width, Rp, dup, op, n, omega, cp,
-                        method, &dmax, &rmax)
+        body_sweep_rows(s.ip, s.ib, s.H, s.K, s.W, s.B, kp, s.p, width, s.R, s.du, op, n, omega,
+                        cp, method, &dmax, &rmax)
     return dmax / rmax if rmax > 0.0 else 0.0
+
+
+def body_sweep_traffic(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                       const double[:, :, ::1] H, const double[:, :, ::1] K,
+                       const double[:, :, ::1] Wdiag, const double[:, ::1] B,
+                       const kind_t[::1] kind, const double[:, ::1] param, double[:, ::1] R,
+                       double[:, ::1] du, const index_t[::1] order):
+    """The memory traffic of one body_gauss_seidel_sweep alone: the same loop over the same
+    arrays in the same order (order, inc_ptr, B, W_aa, kind, mu, R; per incidence the body
+    index, H, K and the body's du row), every word loaded and R and du written back
+    unchanged, with an exclusive or of the words' bits in place of the arithmetic. Its rate
+    is the sweep's memory-traffic limit on this machine, measured instead of estimated from
+    bytes and a bandwidth (bench/bench_gs.py). Returns the exclusive or."""
+    cdef Py_ssize_t n = order.shape[0], width = param.shape[1], i, a, e, k
+    cdef unsigned long long x = 0, y = 0
+    cdef const unsigned long long* w
+    cdef double* dj
+    cdef double* Ra
+    if n == 0:
+        return 0
+    cdef Incidences s = incidences(inc_ptr, inc_body, H, K, Wdiag, B, param, R, du)
+    with nogil:
+        for i in range(n):
+            a = order[i]
+            x ^= <unsigned long long>kind[a]
+            w = <const unsigned long long*>(s.W + 9 * a)
+            for k in range(9):
+                x ^= w[k]
+            w = <const unsigned long long*>(s.B + 3 * a)
+            x ^= w[0] ^ w[1] ^ w[2]
+            x ^= (<const unsigned long long*>(s.p + width * a))[0]
+            Ra = s.R + 3 * a
+            w = <const unsigned long long*>Ra
+            x ^= w[0] ^ w[1] ^ w[2]
+            for e in range(s.ip[a], s.ip[a + 1]):
+                dj = s.du + 6 * s.ib[e]
+                w = <const unsigned long long*>(s.H + 18 * e)
+                for k in range(18):
+                    y ^= w[k]
+                w = <const unsigned long long*>(s.K + 18 * e)
+                for k in range(18):
+                    y ^= w[k]
+                w = <const unsigned long long*>dj
+                for k in range(6):
+                    x ^= w[k]
+                    dj[k] = dj[k] + 0.0
+            for k in range(3):
+                Ra[k] = Ra[k] + 0.0
+    return x ^ y
 
 
 def body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,

@@ -47,7 +47,9 @@ def main(argv=None):
                        help="gs, newton, hybrid, ipm (interior point, Newton to polish) "
                             "or auto (the Hybrid for tol <= 1e-6, "
                             "else Gauss-Seidel with omega 1.5)")
-    solve.add_argument("--local", default="auto", help="projection, quartic, newton or auto")
+    solve.add_argument("--local", default="auto",
+                       help="projection, quartic, newton, auto or warm (auto with a warm "
+                            "Newton slide)")
     solve.add_argument("--tol", type=float, default=1e-8)
     solve.add_argument("--max-iter", type=int, default=1000)
     solve.add_argument("--omega", type=float, default=1.0)

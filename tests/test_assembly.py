@@ -153,6 +153,33 @@ def test_body_coupled_sweep_equals_row_sweep_and_python_twin():
     np.testing.assert_allclose(du4, ld.velocity_change(R2), atol=1e-12 * np.abs(du4).max())
 
 
+def test_the_sweeps_traffic_probe_loads_what_the_sweep_loads_and_changes_nothing():
+    """body_sweep_traffic (the measured memory-traffic limit of bench/bench_gs.py) visits the
+    words the sweep reads, as its twin lists them, and writes R and du back unchanged; a
+    changed word of H, K, W_aa, B, mu, R or du changes its exclusive or."""
+    from parsolve.solvers import kernels, twins as reference
+
+    m, sim, b, c, ld, _ = make_step()
+    rng = np.random.default_rng(3)
+    R, du = rng.normal(size=(ld.n, 3)), rng.normal(size=(len(b), 6))
+    order = rng.permutation(ld.n).astype(np.int64)
+    args = [ld.inc_ptr, ld.inc_body, ld.H.copy(), ld.K.copy(), ld.Wdiag.copy(), ld.B.copy(),
+            ld.kind, ld.param.copy(), R, du, order]
+    R0, du0 = R.copy(), du.copy()
+    x = kernels.body_sweep_traffic(*args)
+    assert x == reference.body_sweep_traffic(*args) and x != 0
+    np.testing.assert_array_equal(R, R0)
+    np.testing.assert_array_equal(du, du0)
+    for k in (2, 3, 4, 5, 7, 8, 9):
+        a = args[k]
+        flat = a.reshape(-1) if k != 7 else a[:, 0]
+        i = int(ld.inc_body[0]) * 6 if k == 9 else 0
+        flat[i] += 1.0
+        assert kernels.body_sweep_traffic(*args) != x, k
+        flat[i] -= 1.0
+    assert kernels.body_sweep_traffic(*args[:-1], order[:0]) == 0
+
+
 def test_frames_are_orthonormal_and_normals_point_from_B_to_A():
     m, sim, b, c, ld, _ = make_step()
     np.testing.assert_allclose(np.einsum("kij,klj->kil", c.frame, c.frame),

@@ -79,7 +79,7 @@ def test_the_exported_step_solves_to_the_runs_reactions(exported, tmp_path):
         np.testing.assert_allclose(R, R_run, rtol=0, atol=1e-8 * np.abs(R_run).max())
 
 
-@pytest.mark.parametrize("local", ["projection", "quartic", "newton", "auto"])
+@pytest.mark.parametrize("local", ["projection", "quartic", "newton", "auto", "warm"])
 def test_every_local_solver_through_the_command_line(exported, local):
     r = cli("fclib", "solve", exported[0], "--local", local, "--tol", "1e-9",
             "--max-iter", "20000")

@@ -14,7 +14,7 @@ from parsolve.laws import coulomb_local as ref
 from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES
 
 METHODS = {name: i for i, name in enumerate(LOCAL_SOLVERS)}
-EXACT = ("auto", "quartic", "newton")          # solve every SPD problem; projection may stall
+EXACT = ("auto", "quartic", "newton", "warm")  # solve every SPD problem; projection may stall
 
 
 def residual(W, b, mu, r):
@@ -81,6 +81,40 @@ def test_quartic_and_newton_agree_where_the_solution_is_unique(p):
     rn, cn = kernels.local_solve(W, b, mu, None, METHODS["newton"])
     assert cq != ref.FAILED and cn != ref.FAILED
     assert np.abs(rq - rn).max() <= 1e-8 * (1 + np.abs(rq).max())
+
+
+@settings(deadline=None, max_examples=300)
+@given(problems(), st.floats(-math.pi, math.pi), st.floats(0.0, 1.0), st.floats(0.0, 1.0))
+def test_the_warm_slide_from_any_reaction_satisfies_the_law_and_equals_its_twin(p, angle, t, rn):
+    # warm from a reaction inside or on the cone (the last sweep's), in any slip direction:
+    # the Newton on the slip direction, or the chain after it, ends on a solution; where the
+    # solution is unique it is auto's
+    W, b, mu = p
+    r0 = np.array([rn, t * mu * rn * math.cos(angle), t * mu * rn * math.sin(angle)])
+    r, code = kernels.local_solve(W, b, mu, r0, METHODS["warm"])
+    rp, cp = ref.local_solve(W, b, mu, r0, METHODS["warm"])
+    assert code == cp and np.abs(r - rp).max() <= 1e-12 * (1 + np.abs(r).max())
+    assert code != ref.FAILED and in_cone(r, mu) and residual(W, b, mu, r) <= 1e-10
+    if mu * math.hypot(W[0, 1], W[0, 2]) <= 0.5 * W[0, 0]:
+        ra, _ = kernels.local_solve(W, b, mu, r0, METHODS["auto"])
+        assert np.abs(r - ra).max() <= 1e-8 * (1 + np.abs(ra).max())
+
+
+def test_the_warm_slide_takes_newton_steps_on_the_slip_direction():
+    # an anisotropic block with normal-tangential coupling, slipping along 0.7 rad: the Newton
+    # alone finds the slide from 0.1 rad off and from the root itself; warm from a reaction
+    # that points the other way the chain after it still does
+    mu = 0.6
+    rs = np.array([1.0, -mu * math.cos(0.7), -mu * math.sin(0.7)])
+    b = sliding_problem(W_ANISO, rs, 0.8, mu)
+    for theta in (0.8, 0.7, 0.3):
+        np.testing.assert_allclose(ref.slide_newton(W_ANISO, b, mu, math.cos(theta),
+                                                    math.sin(theta)), rs, atol=1e-13)
+    for theta in (0.8, 0.8 + math.pi):
+        r0 = np.array([1.0, -mu * math.cos(theta), -mu * math.sin(theta)])
+        r, code = kernels.local_solve(W_ANISO, b, mu, r0, METHODS["warm"])
+        assert code == ref.SLIDE
+        np.testing.assert_allclose(r, rs, atol=1e-12)
 
 
 def sliding_problem(W, r_slide, alpha, mu):
@@ -168,14 +202,14 @@ def block_problem(n=12, seed=4):
 def test_gauss_seidel_reaches_the_same_solution_with_each_local_solver():
     indptr, indices, blocks, diag, B, mu = block_problem()
     sols = {}
-    for m in ("auto", "quartic", "newton", "projection"):
+    for m in ("auto", "quartic", "newton", "projection", "warm"):
         R = np.zeros_like(B)
         rep = GaussSeidel(tol=1e-11, max_iter=5000, local=m).solve(
             Problem.coulomb(indptr, indices, blocks, diag, B, mu), R)
         assert rep.converged, (m, rep.residual)
         sols[m] = R
         assert sum(rep.local.values()) == rep.iterations * len(B)
-    for m in ("quartic", "newton", "projection"):
+    for m in ("quartic", "newton", "projection", "warm"):
         np.testing.assert_allclose(sols[m], sols["auto"], atol=1e-8)
 
 

@@ -7,6 +7,6 @@ importing parsolve), so that the compiled enums and these tuples cannot drift ap
 KINDS = ("coulomb", "bilateral", "spring", "connector")
 OUTCOMES = ("takeoff", "stick", "slide", "projection", "failed", "quartic", "newton",
             "bilateral", "spring", "connector")
-METHODS = ("auto", "projection", "quartic", "newton")
+METHODS = ("auto", "projection", "quartic", "newton", "warm")
 # a row's status in the results' frames (ParaView's cell data "status")
 STATUS = ("open", "sticking", "sliding", "bilateral", "spring", "connector")

@@ -54,6 +54,37 @@ def slide_direction(W, b, mu, c0, s0):
     return r if ok else None
 
 
+def slide_newton(W, b, mu, c, s):
+    """Slide by Newton on f = d x u_T(d) with its exact derivative, d turned by normalising
+    d + delta d_perp (no trigonometry): r, or None."""
+    scale = abs(b[0]) + abs(b[1]) + abs(b[2])
+    for _ in range(30):
+        D = W[0, 0] - mu * (W[0, 1] * c + W[0, 2] * s)
+        if D <= 0.0:
+            return None
+        rn = -b[0] / D
+        r = np.array([rn, -mu * rn * c, -mu * rn * s])
+        u1 = W[1, 0] * r[0] + W[1, 1] * r[1] + W[1, 2] * r[2] + b[1]
+        u2 = W[2, 0] * r[0] + W[2, 1] * r[1] + W[2, 2] * r[2] + b[2]
+        f, g = c * u2 - s * u1, c * u1 + s * u2
+        if abs(f) <= 1e-15 * scale:
+            return r if g > 0.0 else None
+        drn = -rn * (mu * (W[0, 1] * s - W[0, 2] * c)) / D
+        r1p = -mu * (drn * c - rn * s)
+        r2p = -mu * (drn * s + rn * c)
+        df = (c * (W[2, 0] * drn + W[2, 1] * r1p + W[2, 2] * r2p)
+              - s * (W[1, 0] * drn + W[1, 1] * r1p + W[1, 2] * r2p) - g)
+        if df == 0.0:
+            return None
+        delta = -f / df
+        if abs(delta) <= 1e-14:
+            return r if g > 0.0 else None
+        c, s = c - delta * s, s + delta * c
+        nd = norm2(c, s)
+        c, s = c / nd, s / nd
+    return None
+
+
 def slide_scan(W, b, mu, c0, s0, n=96):
     best, found = -3.0, None
     th0 = 0.0
@@ -214,10 +245,12 @@ def last_resort(W, b, mu, r, quartic_first):
     return project_iterate(W, b, mu, r)
 
 
-def local_enumerate(W, b, mu, r0=None):
-    """Take-off, stick, slide (direction fixed point, then angle scan), then the chain."""
+def local_enumerate(W, b, mu, r0=None, warm=False):
+    """Take-off, stick, slide (direction fixed point, then angle scan), then the chain; with
+    warm, the slide first by slide_newton from r0's slip direction (else the stick guess)."""
     W, b = np.asarray(W, float), np.asarray(b, float)
     r = np.zeros(3) if r0 is None else np.asarray(r0, float).copy()
+    rw = r.copy()
     out, rs = takeoff_stick(W, b, mu)
     if out is not None:
         return out, rs
@@ -229,6 +262,12 @@ def local_enumerate(W, b, mu, r0=None):
     else:
         nt = norm2(b[1], b[2])
         c0, s0 = (b[1] / nt, b[2] / nt) if nt > 0.0 else (1.0, 0.0)
+    if warm:
+        nt = norm2(rw[1], rw[2]) if rw[0] > 0.0 else 0.0
+        out = slide_newton(W, b, mu, -rw[1] / nt if nt > 0.0 else c0,
+                           -rw[2] / nt if nt > 0.0 else s0)
+        if out is not None:
+            return out, SLIDE
     out = slide_direction(W, b, mu, c0, s0)
     if out is None:
         out = slide_scan(W, b, mu, c0, s0)
@@ -241,8 +280,8 @@ def local_solve(W, b, mu, r0=None, method=0):
     """One contact's reaction by local solver METHODS[method], warm from r0: (r, outcome)."""
     W, b = np.asarray(W, float), np.asarray(b, float)
     r = np.zeros(3) if r0 is None else np.asarray(r0, float).copy()
-    if method == 0:
-        return local_enumerate(W, b, mu, r)
+    if method in (0, 4):
+        return local_enumerate(W, b, mu, r, warm=method == 4)
     if method == 1:
         return project_iterate(W, b, mu, r)
     if method == 2:

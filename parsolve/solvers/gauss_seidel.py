@@ -45,8 +45,10 @@ class GaussSeidel:
     solve) or "sweep" (a new one every sweep), each colour's rows ordered by a hash of their
     global keys, `seed` and the sweep, so the same on any number of ranks (Problem.sweep);
     local: the local solver, one of LOCAL_SOLVERS: "projection" (projected fixed point),
-    "quartic" (take-off, stick, quartic slide), "newton" (local Alart-Curnier Newton) or "auto"
-    (take-off, stick, slide by the slip angle, then quartic, Newton, projection as fallbacks).
+    "quartic" (take-off, stick, quartic slide), "newton" (local Alart-Curnier Newton), "auto"
+    (take-off, stick, slide by the slip angle, then quartic, Newton, projection as fallbacks)
+    or "warm" (auto, its slide first by Newton on the slip direction from the reaction's:
+    cheaper in a sweep, other bits than auto's).
     """
 
     name = "gauss-seidel"

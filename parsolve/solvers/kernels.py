@@ -11,10 +11,10 @@ from . import twins
 
 NAMES = ("gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
          "body_apply", "alart_curnier", "project_admissible", "newton_parts", "slope_parts",
-         "jacobian_blocks", "local_solve", "row_solve", "natural_map", "project_cone",
+         "jacobian_blocks", "body_sweep_traffic", "local_solve", "row_solve", "natural_map", "project_cone",
          "slide_quartic", "poly_real_roots")
 TWINS = {
-    **{name: getattr(twins, name) for name in NAMES[:10]},
+    **{name: getattr(twins, name) for name in NAMES[:11]},
     "local_solve": coulomb_local.local_solve, "row_solve": laws.row_solve,
     "natural_map": coulomb.natural_map, "project_cone": coulomb.project_cone,
     "slide_quartic": coulomb_local.slide_quartic, "poly_real_roots": roots.poly_real_roots,

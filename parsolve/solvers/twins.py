@@ -63,6 +63,21 @@ def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, d
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
+def body_sweep_traffic(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du, order):
+    """The exclusive or of the 64-bit words one sweep in `order` loads (the kernel's traffic
+    probe); R and du are left as they are."""
+    order = np.asarray(order)
+    if len(order) == 0:
+        return 0
+    inc = np.concatenate([np.arange(inc_ptr[a], inc_ptr[a + 1]) for a in order])
+    words = [np.asarray(kind, np.uint64)[order]]
+    words += [np.ascontiguousarray(X[order]).view(np.uint64).ravel()
+              for X in (Wdiag, B, param[:, :1], R)]
+    words += [np.ascontiguousarray(X).view(np.uint64).ravel()
+              for X in (H[inc], K[inc], du[inc_body[inc]])]
+    return int(np.bitwise_xor.reduce(np.concatenate(words)))
+
+
 def body_apply(inc_ptr, inc_body, K, R, du, order):
     for a in order:
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
