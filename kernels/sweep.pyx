@@ -26,6 +26,61 @@ cdef check_sweep(index_t[::1] counts, int method, const kind_t[::1] kind,
     assert kind.shape[0] == param.shape[0] == B.shape[0]
 
 
+cdef double rows_sweep(const index_t[::1] indptr, const index_t[::1] indices,
+                       const double[:, :, ::1] blocks, const index_t[::1] diag,
+                       const double[:, ::1] B, const kind_t[::1] kind,
+                       const double[:, ::1] param, double[:, ::1] R,
+                       const index_t[::1] order, double omega, index_t[::1] counts,
+                       int method) noexcept nogil:
+    """gauss_seidel_sweep's loop."""
+    cdef Py_ssize_t n = order.shape[0], i, a, k, c
+    cdef double b[3]
+    cdef double d[3]
+    cdef double dmax = 0.0, rmax = 0.0
+    cdef const double* Wb
+    for i in range(n):
+        a = order[i]
+        b[0] = B[a, 0]; b[1] = B[a, 1]; b[2] = B[a, 2]
+        for k in range(indptr[a], indptr[a + 1]):
+            c = indices[k]
+            if c == a:
+                continue
+            Wb = &blocks[k, 0, 0]
+            b[0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
+            b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
+            b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
+        relax(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, &R[a, 0], omega, method,
+              &counts[0], d, &dmax, &rmax)
+    return dmax / rmax if rmax > 0.0 else 0.0
+
+
+cdef double rows_residual(const index_t[::1] indptr, const index_t[::1] indices,
+                          const double[:, :, ::1] blocks, const double[:, ::1] B,
+                          const kind_t[::1] kind, const double[:, ::1] param,
+                          const double[:, ::1] R, double[:, ::1] U,
+                          double* norms) noexcept nogil:
+    """delassus_residual's loop: U = W R + B, the error; norms = |B|, |R|, |U|."""
+    cdef Py_ssize_t n = B.shape[0], a, k, c
+    cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den
+    cdef const double* Wb
+    for a in range(n):
+        U[a, 0] = B[a, 0]; U[a, 1] = B[a, 1]; U[a, 2] = B[a, 2]
+        for k in range(indptr[a], indptr[a + 1]):
+            c = indices[k]
+            Wb = &blocks[k, 0, 0]
+            U[a, 0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
+            U[a, 1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
+            U[a, 2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
+        s += law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
+        for k in range(3):
+            nb += B[a, k] * B[a, k]
+            nr += R[a, k] * R[a, k]
+            nu += U[a, k] * U[a, k]
+    norms[0] = sqrt(nb); norms[1] = sqrt(nr); norms[2] = sqrt(nu)
+    den = max(norms[0], norms[1], norms[2])
+    return sqrt(s) / den if den > 0.0 else sqrt(s)
+
+
 def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
                        const double[:, :, ::1] blocks, const index_t[::1] diag,
                        const double[:, ::1] B, const kind_t[::1] kind,
@@ -38,27 +93,12 @@ def gauss_seidel_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     method is the Coulomb local solver (METHOD_*, parsolve.laws.codes.METHODS).
     Returns the largest change of a reaction, relative to the largest reaction (0 when all zero).
     """
-    cdef Py_ssize_t n = order.shape[0], i, a, k, c
-    cdef double b[3]
-    cdef double d[3]
-    cdef double dmax = 0.0, rmax = 0.0
-    cdef const double* Wb
+    cdef double x
     check_sweep(counts, method, kind, param, B)
     with nogil:
-        for i in range(n):
-            a = order[i]
-            b[0] = B[a, 0]; b[1] = B[a, 1]; b[2] = B[a, 2]
-            for k in range(indptr[a], indptr[a + 1]):
-                c = indices[k]
-                if c == a:
-                    continue
-                Wb = &blocks[k, 0, 0]
-                b[0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
-                b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
-                b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
-            relax(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, &R[a, 0], omega, method,
-                  &counts[0], d, &dmax, &rmax)
-    return dmax / rmax if rmax > 0.0 else 0.0
+        x = rows_sweep(indptr, indices, blocks, diag, B, kind, param, R, order, omega, counts,
+                       method)
+    return x
 
 
 def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
@@ -69,27 +109,36 @@ def delassus_residual(const index_t[::1] indptr, const index_t[::1] indices,
 
     Returns (error, |B|, |R|, |U|) with error = sqrt(sum |e_a|^2) / max(|B|, |R|, |U|).
     """
-    cdef Py_ssize_t n = B.shape[0], a, k, c
-    cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den
-    cdef const double* Wb
-    assert kind.shape[0] == param.shape[0] == n
+    cdef double e
+    cdef double norms[3]
+    assert kind.shape[0] == param.shape[0] == B.shape[0]
     with nogil:
-        for a in range(n):
-            U[a, 0] = B[a, 0]; U[a, 1] = B[a, 1]; U[a, 2] = B[a, 2]
-            for k in range(indptr[a], indptr[a + 1]):
-                c = indices[k]
-                Wb = &blocks[k, 0, 0]
-                U[a, 0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
-                U[a, 1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
-                U[a, 2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
-            s += law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
-            for k in range(3):
-                nb += B[a, k] * B[a, k]
-                nr += R[a, k] * R[a, k]
-                nu += U[a, k] * U[a, k]
-    nb = sqrt(nb); nr = sqrt(nr); nu = sqrt(nu)
-    den = max(nb, nr, nu)
-    return (sqrt(s) / den if den > 0.0 else sqrt(s)), nb, nr, nu
+        e = rows_residual(indptr, indices, blocks, B, kind, param, R, U, norms)
+    return e, norms[0], norms[1], norms[2]
+
+
+def gauss_seidel_rows(const index_t[::1] indptr, const index_t[::1] indices,
+                      const double[:, :, ::1] blocks, const index_t[::1] diag,
+                      const double[:, ::1] B, const kind_t[::1] kind,
+                      const double[:, ::1] param, double[:, ::1] R, double[:, ::1] U,
+                      const index_t[::1] order, double omega, index_t[::1] counts,
+                      int method, double tol, Py_ssize_t max_iter):
+    """Sweeps in `order` until the residual (delassus_residual's) reaches tol or max_iter
+    sweeps are done, the residual after every sweep: GaussSeidel's loop on block-CSR rows in
+    one call, so that a small problem does not pay two calls from Python a sweep. Returns
+    (sweeps, residual); the iterates are those of the loop in Python, bit for bit."""
+    cdef double err
+    cdef double norms[3]
+    cdef Py_ssize_t it = 0
+    check_sweep(counts, method, kind, param, B)
+    with nogil:
+        err = rows_residual(indptr, indices, blocks, B, kind, param, R, U, norms)
+        while err > tol and it < max_iter:
+            rows_sweep(indptr, indices, blocks, diag, B, kind, param, R, order, omega, counts,
+                       method)
+            it += 1
+            err = rows_residual(indptr, indices, blocks, B, kind, param, R, U, norms)
+    return it, err
 
 
 cdef struct Incidences:

@@ -213,6 +213,46 @@ def test_gauss_seidel_reaches_the_same_solution_with_each_local_solver():
         np.testing.assert_allclose(sols[m], sols["auto"], atol=1e-8)
 
 
+@pytest.mark.parametrize("method", ["auto", "warm"])
+def test_the_compiled_gauss_seidel_loop_is_the_python_loop_bit_for_bit(method):
+    # GaussSeidel on block-CSR rows runs its sweeps and residuals in one compiled call
+    # (kernels.gauss_seidel_rows): the same iterates, residual and counts as the loop of
+    # single sweeps it replaces, bit for bit, and as its twin (numpy's sums: to round-off)
+    from parsolve.solvers import twins
+
+    indptr, indices, blocks, diag, B, mu = block_problem()
+    p = Problem.coulomb(indptr, indices, blocks, diag, B, mu)
+    order, m = np.arange(len(B), dtype=np.int64), METHODS[method]
+    out = []
+    for impl in ("compiled", "twin", "loop"):
+        R, U, counts = np.zeros_like(B), np.empty_like(B), np.zeros(len(CODE_NAMES), np.int64)
+        args = (p.indptr, p.indices, p.blocks, p.diag, p.B, p.kind, p.param, R)
+        if impl == "loop":
+            err, it = kernels.delassus_residual(*args[:3], *args[4:], U)[0], 0
+            while err > 1e-11 and it < 5000:
+                kernels.gauss_seidel_sweep(*args, order, 1.0, counts, m)
+                it += 1
+                err = kernels.delassus_residual(*args[:3], *args[4:], U)[0]
+        else:
+            f = kernels.gauss_seidel_rows if impl == "compiled" else twins.gauss_seidel_rows
+            it, err = f(*args, U, order, 1.0, counts, m, 1e-11, 5000)
+        out.append((it, err, R, counts))
+    it, err, R, counts = out[2]
+    assert it == out[0][0] and err == out[0][1]
+    np.testing.assert_array_equal(R, out[0][2])
+    np.testing.assert_array_equal(counts, out[0][3])
+    it, err, R, counts = out[1]
+    assert it == out[0][0] and err == pytest.approx(out[0][1], rel=1e-4)
+    np.testing.assert_allclose(R, out[0][2], rtol=0, atol=1e-12 * np.abs(R).max())
+    np.testing.assert_array_equal(counts, out[0][3])
+    assert out[0][1] <= 1e-11 and 10 < out[0][0] < 5000
+    # a cap stops it, with the residual after the last sweep
+    R, U, counts = np.zeros_like(B), np.empty_like(B), np.zeros(len(CODE_NAMES), np.int64)
+    it, err = kernels.gauss_seidel_rows(p.indptr, p.indices, p.blocks, p.diag, p.B, p.kind,
+                                        p.param, R, U, order, 1.0, counts, m, 1e-11, 3)
+    assert it == 3 and err > 1e-11 and counts.sum() == 3 * len(B)
+
+
 def test_an_unknown_local_solver_is_refused():
     with pytest.raises(InputError, match="local solver 'exact'"):
         GaussSeidel(local="exact")

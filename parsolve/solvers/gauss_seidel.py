@@ -82,6 +82,9 @@ class GaussSeidel:
         Through the bodies, du starts consistent with R (sync) and ends so; with the same
         colours, 1 and P ranks produce the same iterates bit for bit. Returns a SolveReport."""
         problem.sync(R)
+        if self.shuffle is None and self.sweeps is None:
+            return self._iterate(None, None, lambda counts: problem.gauss_seidel(
+                R, counts, self.omega, self.method, self.tol, self.max_iter))
         if self.shuffle is None:
             return self._iterate(lambda counts: problem.sweep(R, counts, self.omega, self.method),
                                  lambda: problem.residual(R))
@@ -93,13 +96,16 @@ class GaussSeidel:
             problem.sweep(R, counts, self.omega, self.method, shuffle_salt(self.seed, k))
         return self._iterate(sweep, lambda: problem.residual(R))
 
-    def _iterate(self, sweep, residual):
-        """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps.
+    def _iterate(self, sweep, residual, loop=None):
+        """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps;
+        loop(counts) -> (sweeps, residual), when given, is the problem's own tolerance loop.
         Collective in parallel: every rank runs the same number of sweeps."""
         t0 = time.perf_counter()
         counts = np.zeros(NCODES, np.int64)
         report = SolveReport(self.name)
-        if self.sweeps is not None:
+        if loop is not None:
+            report.iterations, report.residual = loop(counts)
+        elif self.sweeps is not None:
             for _ in range(self.sweeps):
                 sweep(counts)
             report.iterations = self.sweeps

@@ -9,12 +9,13 @@ from .. import laws
 from ..laws import coulomb, coulomb_local, roots
 from . import twins
 
-NAMES = ("gauss_seidel_sweep", "delassus_residual", "body_gauss_seidel_sweep", "body_residual",
+NAMES = ("gauss_seidel_sweep", "delassus_residual", "gauss_seidel_rows",
+         "body_gauss_seidel_sweep", "body_residual",
          "body_apply", "alart_curnier", "project_admissible", "newton_parts", "slope_parts",
          "jacobian_blocks", "body_sweep_traffic", "local_solve", "row_solve", "natural_map", "project_cone",
          "slide_quartic", "poly_real_roots")
 TWINS = {
-    **{name: getattr(twins, name) for name in NAMES[:11]},
+    **{name: getattr(twins, name) for name in NAMES[:12]},
     "local_solve": coulomb_local.local_solve, "row_solve": laws.row_solve,
     "natural_map": coulomb.natural_map, "project_cone": coulomb.project_cone,
     "slide_quartic": coulomb_local.slide_quartic, "poly_real_roots": roots.poly_real_roots,

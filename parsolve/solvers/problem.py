@@ -39,6 +39,17 @@ class Problem:
             self._shuffled = (salt, make())
         return self._shuffled[1]
 
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter):
+        """Sweeps (in the problem's order) until the residual reaches tol or max_iter sweeps
+        are done, the residual measured before and after each: (sweeps, residual).
+        Collective in parallel: every rank runs the same number of sweeps."""
+        err, it = self.residual(R), 0
+        while err > tol and it < max_iter:
+            self.sweep(R, counts, omega, method)
+            it += 1
+            err = self.residual(R)
+        return it, err
+
     # -- makers ------------------------------------------------------------------------------
     @classmethod
     def rows(cls, indptr, indices, blocks, diag, B, kind, param, order=None):
@@ -82,6 +93,12 @@ class _Rows(Problem):
         return kernels.gauss_seidel_sweep(self.indptr, self.indices, self.blocks, self.diag,
                                           self.B, self.kind, self.param, R, order,
                                           omega, counts, method)
+
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter):
+        """As Problem.gauss_seidel, the whole loop in one compiled call."""
+        return kernels.gauss_seidel_rows(self.indptr, self.indices, self.blocks, self.diag,
+                                         self.B, self.kind, self.param, R, self._U, self.order,
+                                         omega, counts, method, tol, max_iter)
 
     def _row_keys(self):
         return _mix(np.arange(self.n, dtype=np.uint64))

@@ -40,6 +40,17 @@ def delassus_residual(indptr, indices, blocks, B, kind, param, R, U):
     return (math.sqrt(s) / den if den > 0.0 else math.sqrt(s)), nb, nr, nu
 
 
+def gauss_seidel_rows(indptr, indices, blocks, diag, B, kind, param, R, U, order, omega, counts,
+                      method, tol, max_iter):
+    err, it = delassus_residual(indptr, indices, blocks, B, kind, param, R, U)[0], 0
+    while err > tol and it < max_iter:
+        gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R, order, omega,
+                           counts, method)
+        it += 1
+        err = delassus_residual(indptr, indices, blocks, B, kind, param, R, U)[0]
+    return it, err
+
+
 def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du, order, omega,
                             counts, method=0):
     """U_a = B_a + sum_e H_e du_body(e), du = M^-1 H^T R."""
