@@ -5,8 +5,8 @@
         -> {"iterations", "seconds", "residual", "converged", "info"[, "failed"]}
 
 W goes to Siconos as a sparse matrix (64-bit indices, as Siconos stores them); seconds time
-the solver call alone, from r = 0 (a call under 10 ms: the fastest of five, common.best_of). The residual is recomputed from Siconos' r with parsolve's
-formula (DESIGN.md section 2, which is Siconos' own fc3d error with rho = 1), so both sides are
+the solver call alone, from r = 0 (a call under 10 ms: the fastest of five, common.best_of).
+The residual is recomputed from Siconos' r with parsolve's formula (DESIGN.md section 2, which is Siconos' own fc3d error with rho = 1), so both sides are
 held to the same yardstick. Each solve runs in a forked child with its address space capped
 at memory_gb and a wall-clock timeout: Siconos' Newton has been seen to take all 24 GB of
 this machine on a 1,000-contact pile; then the record says "failed" and the bench goes on.

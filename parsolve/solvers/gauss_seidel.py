@@ -82,42 +82,19 @@ class GaussSeidel:
         Through the bodies, du starts consistent with R (sync) and ends so; with the same
         colours, 1 and P ranks produce the same iterates bit for bit. Returns a SolveReport."""
         problem.sync(R)
-        if self.shuffle is None and self.sweeps is None:
-            return self._iterate(None, None, lambda counts: problem.gauss_seidel(
-                R, counts, self.omega, self.method, self.tol, self.max_iter))
-        if self.shuffle is None:
-            return self._iterate(lambda counts: problem.sweep(R, counts, self.omega, self.method),
-                                 lambda: problem.residual(R))
-        done = [0]
-
-        def sweep(counts):
-            k = done[0] if self.shuffle == "sweep" else 0
-            done[0] += 1
-            problem.sweep(R, counts, self.omega, self.method, shuffle_salt(self.seed, k))
-        return self._iterate(sweep, lambda: problem.residual(R))
-
-    def _iterate(self, sweep, residual, loop=None):
-        """Sweeps until the residual reaches tol (or max_iter), or a fixed number of sweeps;
-        loop(counts) -> (sweeps, residual), when given, is the problem's own tolerance loop.
-        Collective in parallel: every rank runs the same number of sweeps."""
+        # sweep k in the colour schedule's order, or shuffled anew every sweep or once a solve
+        salt = None if self.shuffle is None else (
+            lambda k: shuffle_salt(self.seed, k if self.shuffle == "sweep" else 0))
         t0 = time.perf_counter()
         counts = np.zeros(NCODES, np.int64)
         report = SolveReport(self.name)
-        if loop is not None:
-            report.iterations, report.residual = loop(counts)
-        elif self.sweeps is not None:
-            for _ in range(self.sweeps):
-                sweep(counts)
-            report.iterations = self.sweeps
-            report.residual = residual()
-        else:
-            err = residual()
-            it = 0
-            while err > self.tol and it < self.max_iter:
-                sweep(counts)
-                it += 1
-                err = residual()
-            report.iterations, report.residual = it, err
+        if self.sweeps is not None:
+            for k in range(self.sweeps):
+                problem.sweep(R, counts, self.omega, self.method, salt and salt(k))
+            report.iterations, report.residual = self.sweeps, problem.residual(R)
+        else:                                # collective: every rank runs as many sweeps
+            report.iterations, report.residual = problem.gauss_seidel(
+                R, counts, self.omega, self.method, self.tol, self.max_iter, salt)
         report.converged = report.residual <= self.tol
         report.local = {name: int(c) for name, c in zip(CODE_NAMES, counts) if c}
         report.seconds = time.perf_counter() - t0

@@ -10,9 +10,9 @@ from ..laws import coulomb, coulomb_local, roots
 from . import twins
 
 NAMES = ("gauss_seidel_sweep", "delassus_residual", "gauss_seidel_rows",
-         "body_gauss_seidel_sweep", "body_residual",
-         "body_apply", "alart_curnier", "project_admissible", "newton_parts", "slope_parts",
-         "jacobian_blocks", "body_sweep_traffic", "local_solve", "row_solve", "natural_map", "project_cone",
+         "body_gauss_seidel_sweep", "body_residual", "body_apply", "alart_curnier",
+         "project_admissible", "newton_parts", "slope_parts", "jacobian_blocks",
+         "body_sweep_traffic", "local_solve", "row_solve", "natural_map", "project_cone",
          "slide_quartic", "poly_real_roots")
 TWINS = {
     **{name: getattr(twins, name) for name in NAMES[:12]},

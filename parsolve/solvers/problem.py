@@ -39,13 +39,14 @@ class Problem:
             self._shuffled = (salt, make())
         return self._shuffled[1]
 
-    def gauss_seidel(self, R, counts, omega, method, tol, max_iter):
-        """Sweeps (in the problem's order) until the residual reaches tol or max_iter sweeps
-        are done, the residual measured before and after each: (sweeps, residual).
-        Collective in parallel: every rank runs the same number of sweeps."""
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+        """Sweeps until the residual reaches tol or max_iter sweeps are done, the residual
+        measured before and after each: (sweeps, residual). Sweep k goes in the problem's
+        order, or with salt (a function of k) in the shuffled order of salt(k). Collective in
+        parallel: every rank runs the same number of sweeps."""
         err, it = self.residual(R), 0
         while err > tol and it < max_iter:
-            self.sweep(R, counts, omega, method)
+            self.sweep(R, counts, omega, method, salt and salt(it))
             it += 1
             err = self.residual(R)
         return it, err
@@ -94,8 +95,11 @@ class _Rows(Problem):
                                           self.B, self.kind, self.param, R, order,
                                           omega, counts, method)
 
-    def gauss_seidel(self, R, counts, omega, method, tol, max_iter):
-        """As Problem.gauss_seidel, the whole loop in one compiled call."""
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+        """As Problem.gauss_seidel; in the problem's order the whole loop is one compiled
+        call."""
+        if salt is not None:
+            return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
         return kernels.gauss_seidel_rows(self.indptr, self.indices, self.blocks, self.diag,
                                          self.B, self.kind, self.param, R, self._U, self.order,
                                          omega, counts, method, tol, max_iter)
