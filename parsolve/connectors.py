@@ -40,6 +40,7 @@ agrees with the step's end); the state keeps the penetration.
 """
 import numpy as np
 
+from . import libm
 from .dynamics.rotation import quat_to_matrix
 from .errors import InputError, everywhere
 from .interactions import Interactions
@@ -71,7 +72,7 @@ def stribeck(v, fd, fso, fv, vexp, vreg):
     safe = np.where(vreg != 0, vreg, 1.0)
     s = np.sign(v)
     over = np.abs(v) - vreg
-    decay = np.exp(-over / vexp)
+    decay = libm.exp(-over / vexp)
     f = np.where(inside, (fd + fso) * v / safe, s * (fd + fso * decay + fv * over))
     df = np.where(inside, (fd + fso) / safe, -fso / vexp * decay + fv)
     return f, df
@@ -291,7 +292,7 @@ class Connectors:
             speed = np.abs(U0[cou])
             stuck = state[cou, MODE] == 0
             c[cou] = h * (fd[cou] + fso[cou] * np.where(stuck, 1.0,
-                                                        np.exp(-speed / vexp[cou])))
+                                                        libm.exp(-speed / vexp[cou])))
             Kv[cou] += fv[cou]
         lim = self.limits[j] & ~self.rigid[j]
         if lim.any():

@@ -13,6 +13,7 @@ Blanding's patterns) and `ConstraintLines.between`.
 """
 import numpy as np
 
+from .. import libm
 from ..contact.contactset import FEATURES, OBSTACLE_CODES
 from ..contact.frames import frames_from_normals
 from ..errors import InputError
@@ -179,7 +180,7 @@ def lead_screw(point, axis, pitch, radius):
     u, w, a = _frame(axis)
     phi = 2.0 * np.pi * np.arange(5) / 5.0
     rho = rho0 * np.array([1.0, 0.5, 1.0, 0.5, 1.0])
-    c, s = np.cos(phi)[:, None], np.sin(phi)[:, None]
+    c, s = libm.cos(phi)[:, None], libm.sin(phi)[:, None]
     points = p + rho[:, None] * (c * u + s * w) + h * phi[:, None] * a
     normals = h * s * u - h * c * w + rho[:, None] * a
     return points, normals

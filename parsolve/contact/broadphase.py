@@ -14,6 +14,8 @@ their order are the same as one grid's.
 """
 import numpy as np
 
+from .. import libm
+
 _FORWARD = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
                      if (dx, dy, dz) > (0, 0, 0)], dtype=np.int64)
 _P = np.array([73856093, 19349663, 83492791], dtype=np.uint64)
@@ -45,7 +47,7 @@ def candidate_pairs(x, radius, margin, extents=None):
 
 def _levels(x, radius, margin, extents=None):
     """candidate_pairs over one grid per level of sizes."""
-    level = np.floor(np.log(radius / radius.min()) / np.log(LEVEL_RATIO)).astype(np.int64)
+    level = np.floor(libm.log(radius / radius.min()) / libm.log(LEVEL_RATIO)).astype(np.int64)
     firsts, seconds = [], []
     members = [np.flatnonzero(level == L) for L in np.unique(level)]
     for k, big in enumerate(members):

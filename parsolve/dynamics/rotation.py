@@ -1,6 +1,8 @@
 """Unit quaternions (w, x, y, z), body frame -> world frame, vectorised over bodies."""
 import numpy as np
 
+from .. import libm
+
 
 def quat_to_matrix(q):
     """(n, 4) unit quaternions -> (n, 3, 3) rotation matrices."""
@@ -34,8 +36,8 @@ def exp_map(phi):
     half = 0.5 * angle
     # sin(a/2)/a, with its series near zero
     small = angle < 1e-8
-    k = np.where(small, 0.5 - angle ** 2 / 48.0, np.sin(half) / np.where(small, 1.0, angle))
-    return np.concatenate([np.cos(half)[:, None], k[:, None] * phi], axis=1)
+    k = np.where(small, 0.5 - angle ** 2 / 48.0, libm.sin(half) / np.where(small, 1.0, angle))
+    return np.concatenate([libm.cos(half)[:, None], k[:, None] * phi], axis=1)
 
 
 def rotate_spatial(q, w, dt):
@@ -47,14 +49,14 @@ def rotate_spatial(q, w, dt):
 
 def axis_angle(axis, angle):
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
-    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+    return np.concatenate([[libm.cos(angle / 2)], libm.sin(angle / 2) * axis])
 
 
 def axis_angle_to_quat(axis, angle):
     """The unit quaternion of a rotation by `angle` [rad] about `axis` (right-handed)."""
     axis = np.asarray(axis, float)
     axis = axis / np.linalg.norm(axis)
-    return np.concatenate([[np.cos(0.5 * angle)], np.sin(0.5 * angle) * axis])
+    return np.concatenate([[libm.cos(0.5 * angle)], libm.sin(0.5 * angle) * axis])
 
 
 def matrix_to_quat(R):

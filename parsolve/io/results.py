@@ -62,7 +62,7 @@ import os
 
 import numpy as np
 
-from .. import laws
+from .. import laws, libm
 from ..interactions import FEATURES
 from .. import faults
 from .. import shapes
@@ -423,7 +423,7 @@ def contact_polygons(pair, k2, point, normal, force):
     t1 /= np.maximum(np.linalg.norm(t1, axis=1), 1e-300)[:, None]
     t2 = np.cross(n, t1)
     d = point - centre[pid]
-    angle = np.arctan2(np.einsum("ij,ij->i", d, t2[pid]), np.einsum("ij,ij->i", d, t1[pid]))
+    angle = libm.arctan2(np.einsum("ij,ij->i", d, t2[pid]), np.einsum("ij,ij->i", d, t1[pid]))
     order = np.lexsort((np.arange(n_rows), angle, pid))
     vertices = point[order]
     types = np.where(count >= 3, 3, count)

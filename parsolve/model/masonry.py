@@ -14,7 +14,7 @@ Abutments and bases are fixed (fixed=True): obstacles, which never size the broa
 """
 import numpy as np
 
-from .. import shapes
+from .. import libm, shapes
 from ..dynamics.rotation import matrix_to_quat
 from ..errors import InputError
 from ..shapes import polyhedron
@@ -109,7 +109,7 @@ class MasonryCommands:
         half = span / 2.0
 
         def radial(cx, cz, Rr, ang):
-            d = np.array([np.cos(ang), 0.0, np.sin(ang)])
+            d = np.array([libm.cos(ang), 0.0, libm.sin(ang)])
             c = o + (cx, 0.0, cz)
             return c + Rr * d, c + (Rr + t) * d
 
@@ -120,7 +120,7 @@ class MasonryCommands:
                                  f"{rise}) and an even number of voussoirs (got {n})")
             cx = (half * half - rise * rise) / (2 * half)      # the right half's centre
             Rr = half - cx
-            crown = np.arctan2(rise, -cx)
+            crown = libm.arctan2(rise, -cx)
             angles = np.linspace(0.0, crown, n // 2 + 1)
             right = [radial(cx, 0.0, Rr, a) for a in angles[:-1]]
             top = (o + (0.0, 0.0, rise), o + (0.0, 0.0, np.sqrt((Rr + t) ** 2 - cx * cx)))
@@ -137,7 +137,7 @@ class MasonryCommands:
                                      "span / 2 (pointed=True for more)")
                 Rr = (half * half + rise * rise) / (2 * rise)
                 zc = rise - Rr
-                a0 = np.arcsin(-zc / Rr)
+                a0 = libm.arcsin(-zc / Rr)
             joints = [radial(0.0, zc, Rr, a) for a in np.linspace(np.pi - a0, a0, n + 1)]
         return self._ring(joints, t, depth, material, density, abutments, abutment_material)
 
@@ -167,9 +167,9 @@ class MasonryCommands:
         c = pts.mean(axis=0)
         r = pts[2::4].sum(axis=0) + pts[3::4].sum(axis=0) - pts[0::4].sum(axis=0) - \
             pts[1::4].sum(axis=0)                                # inner to outer, radial
-        ang = np.arctan2(r[0], r[2])                             # rotation about y
-        Ry = np.array([[np.cos(ang), 0, np.sin(ang)], [0, 1, 0],
-                       [-np.sin(ang), 0, np.cos(ang)]])
+        ang = libm.arctan2(r[0], r[2])                           # rotation about y
+        Ry = np.array([[libm.cos(ang), 0, libm.sin(ang)], [0, 1, 0],
+                       [-libm.sin(ang), 0, libm.cos(ang)]])
         local = np.round((pts - c) @ Ry, 12)                     # equal wedges: one template
         return self.polyhedra(local, [c], material, density=density, orientations=[Ry])[0]
 
@@ -225,7 +225,7 @@ class MasonryCommands:
         for r in range(rings):
             at = o + (0.0, (r + 0.5) * depth - length / 2, 0.0)
             joints = [(at + Rr * d, at + (Rr + t) * d) for d in
-                      (np.array([np.cos(a), 0.0, np.sin(a)]) for a in
+                      (np.array([libm.cos(a), 0.0, libm.sin(a)]) for a in
                        (staggered if r % 2 else full))]
             ids += self._ring(joints, t, depth, material, density, abutments, None)
         return ids
@@ -276,8 +276,8 @@ class MasonryCommands:
                 r0 = int(np.floor((y - ly / 2 + W / 2) / depth + 1e-9))
                 r1 = int(np.ceil((y + ly / 2 + W / 2) / depth - 1e-9))
                 lines = [staggered if r % 2 else full for r in range(max(r0, 0), min(r1, rings))]
-                px = np.unique(np.concatenate([(Rr + t) * np.cos(a) for a in lines]))
-                pz = np.max([np.interp(px, (Rr + t) * np.cos(a), (Rr + t) * np.sin(a))
+                px = np.unique(np.concatenate([(Rr + t) * libm.cos(a) for a in lines]))
+                pz = np.max([np.interp(px, (Rr + t) * libm.cos(a), (Rr + t) * libm.sin(a))
                              for a in lines], axis=0)
                 for c in range(courses):
                     z0 = c * (lz + gap)

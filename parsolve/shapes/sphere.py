@@ -1,6 +1,8 @@
 """The sphere: a body's `radius` is all its geometry (no template), centre at the mass centre."""
 import numpy as np
 
+from .. import libm
+
 KIND = 0
 NAME = "sphere"
 TEMPLATE = None          # a sphere needs no template: its radius column is its shape
@@ -8,7 +10,7 @@ CELLS = None             # drawn as a glyph on its point (ParaView: Glyph filter
 
 
 def volume(radius):
-    return (4.0 / 3.0) * np.pi * radius ** 3
+    return (4.0 / 3.0) * np.pi * libm.power(radius, 3.0)
 
 
 def inertia(mass, radius):

@@ -1,0 +1,67 @@
+"""sin, cos, exp, log, arcsin, arctan2 and power with the same bits on every CPU, for whatever
+feeds a trajectory (rotations, model geometry, masses, connector laws, the broad phase's
+levels).
+
+numpy's own ufuncs take SVML's AVX-512 code where the CPU has AVX512_SKX, and its last bits
+differ from the C library's, which numpy calls on other CPUs: the same run would give other
+trajectories on another node type, and a restart there would not continue it. These call
+the C library on every CPU (kernels/libm.pyx, or its twins parsolve/libm_twin.py when
+PARSOLVE_KERNELS=python or the extension is not built). Any shape; a scalar gives a float.
+"""
+import os
+import warnings
+
+import numpy as np
+
+from . import libm_twin
+
+NAMES = ("sin", "cos", "exp", "log", "arcsin", "arctan2", "power")
+_use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
+try:
+    if _use_python:
+        raise ImportError("PARSOLVE_KERNELS=python")
+    from ._kernels import libm as _impl
+    COMPILED = True
+except ImportError as exc:
+    if not _use_python:
+        warnings.warn(f"parsolve: compiled libm unavailable ({exc}); using pure Python. "
+                      "Run `make build`.")
+    _impl, COMPILED = libm_twin, False
+
+
+def _flat(f, *args):
+    arrays = np.broadcast_arrays(*(np.asarray(a, float) for a in args))
+    shape = arrays[0].shape
+    out = f(*(np.ascontiguousarray(a).reshape(-1) for a in arrays)).reshape(shape)
+    return float(out) if not shape else out
+
+
+def sin(x):
+    return _flat(_impl.sin, x)
+
+
+def cos(x):
+    return _flat(_impl.cos, x)
+
+
+def exp(x):
+    return _flat(_impl.exp, x)
+
+
+def log(x):
+    return _flat(_impl.log, x)
+
+
+def arcsin(x):
+    return _flat(_impl.arcsin, x)
+
+
+def arctan2(y, x):
+    """atan2(y, x) elementwise, broadcast as numpy's."""
+    return _flat(_impl.arctan2, y, x)
+
+
+def power(x, p):
+    """x ** p elementwise, broadcast as numpy's (numpy's own takes SVML's pow for any
+    exponent but -1, 0, 0.5, 1 and 2)."""
+    return _flat(_impl.power, x, p)
