@@ -1,8 +1,8 @@
 """Elementwise functions of the C library over flat float64 arrays: sin, cos, exp, log,
-arcsin, arctan2, power. numpy's own take SVML's AVX-512 code where the CPU has AVX512_SKX, whose last
-bits differ from the C library's (and from numpy's on other CPUs): a trajectory that went
-through them would depend on the node it ran on. Python twins: parsolve/libm_twin.py, same
-names; parsolve/libm.py chooses and takes any shape."""
+arcsin, arctan2, power. numpy's own take SVML's AVX-512 code where the CPU has AVX512_SKX,
+whose last bits differ from the C library's (and from numpy's on other CPUs): a trajectory
+that went through them would depend on the node it ran on. Python twins:
+parsolve/libm_twin.py, same names; parsolve/libm.py chooses and takes any shape."""
 from libc cimport math as cm
 import numpy as np
 
