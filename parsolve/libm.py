@@ -8,25 +8,15 @@ trajectories on another node type, and a restart there would not continue it. Th
 the C library on every CPU (kernels/libm.pyx, or its twins parsolve/libm_twin.py when
 PARSOLVE_KERNELS=python or the extension is not built). Any shape; a scalar gives a float.
 """
-import os
-import warnings
-
 import numpy as np
 
 from . import libm_twin
+from ._kernels import compiled
 
 NAMES = ("sin", "cos", "exp", "log", "arcsin", "arctan2", "power")
-_use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
-try:
-    if _use_python:
-        raise ImportError("PARSOLVE_KERNELS=python")
-    from ._kernels import libm as _impl
-    COMPILED = True
-except ImportError as exc:
-    if not _use_python:
-        warnings.warn(f"parsolve: compiled libm unavailable ({exc}); using pure Python. "
-                      "Run `make build`.")
-    _impl, COMPILED = libm_twin, False
+_modules = compiled("libm")
+COMPILED = _modules is not None
+_impl = _modules[0] if COMPILED else libm_twin
 
 
 def _flat(f, *args):

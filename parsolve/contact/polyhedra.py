@@ -20,9 +20,9 @@ start) and the points of one pair stay distinct. At most MAXP points per pair (t
 `poly_contacts` is the pure-Python twin of kernels/polyhedra.pyx (same name and arguments),
 held equal by tests/test_polyhedra.py; `contacts()` picks the compiled one when built.
 """
-import os
-
 import numpy as np
+
+from .._kernels import compiled
 
 MAXP = 16                 # contact points per pair at most
 EDGE_BIAS = 1e-3          # an edge axis must beat the faces by this times the smaller radius
@@ -271,13 +271,8 @@ def _kernel(twin=None):
     """The compiled kernel of the same name as `twin` (default poly_contacts), or the twin
     itself when PARSOLVE_KERNELS=python or nothing is built."""
     twin = twin or poly_contacts
-    if os.environ.get("PARSOLVE_KERNELS", "").lower() == "python":
-        return twin
-    try:
-        from .._kernels import polyhedra
-        return getattr(polyhedra, twin.__name__)
-    except (ImportError, AttributeError):
-        return twin
+    modules = compiled("polyhedra", warn=False)
+    return twin if modules is None else getattr(modules[0], twin.__name__, twin)
 
 
 def contacts(ta, xa, Ra, tb, xb, Rb, margin, kernel=None):

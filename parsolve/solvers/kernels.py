@@ -2,10 +2,8 @@
 and arguments) when PARSOLVE_KERNELS=python (or when the extension is not built, with a
 warning). Sweeps and Newton's per-row parts: parsolve/solvers/twins.py; one-row kernels:
 parsolve/laws."""
-import os
-import warnings
-
 from .. import laws
+from .._kernels import compiled
 from ..laws import coulomb, coulomb_local, roots
 from . import twins
 
@@ -21,20 +19,12 @@ TWINS = {
     "slide_quartic": coulomb_local.slide_quartic, "poly_real_roots": roots.poly_real_roots,
 }
 
-_use_python = os.environ.get("PARSOLVE_KERNELS", "").lower() == "python"
-try:
-    if _use_python:
-        raise ImportError("PARSOLVE_KERNELS=python")
-    from .._kernels import newton as _newton, rows as _rows, sweep as _sweep
-    COMPILED = True
-    _found = {name: getattr(m, name) for m in (_sweep, _newton, _rows) for name in NAMES
-              if hasattr(m, name)}
+_modules = compiled("sweep", "newton", "rows")
+COMPILED = _modules is not None
+if COMPILED:
+    _found = {name: getattr(m, name) for m in _modules for name in NAMES if hasattr(m, name)}
     assert set(_found) == set(NAMES), sorted(set(NAMES) - set(_found))
-except ImportError as exc:
-    if not _use_python:
-        warnings.warn(f"parsolve: compiled kernels unavailable ({exc}); using pure Python. "
-                      "Run `make build`.")
-    COMPILED = False
+else:
     _found = TWINS
 globals().update(_found)
 
