@@ -22,12 +22,15 @@ venv:
 	@[ -x $(PY) ] || /usr/bin/python3 -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
 	@# the extra `render` (VTK's wheel: its XDMF reader tests the ParaView index, and it draws
-	@# `parsolve render`; offscreen through Mesa's EGL, no display needed)
-	@$(PY) -c "import vtkmodules.vtkIOXdmf2" 2>/dev/null || $(PY) -m pip install -q "vtk>=9.3"
+	@# `parsolve render`; offscreen through Mesa's EGL, no display needed). A system VTK older
+	@# than 9.3 (Debian's python3-vtk9, which some packages pull in) renders through X only.
+	@$(PY) -c "import vtk, vtkmodules.vtkIOXdmf2, sys; \
+	  sys.exit(tuple(map(int, vtk.__version__.split('.')[:2])) < (9, 3))" 2>/dev/null || \
+	  $(PY) -m pip install -q "vtk>=9.3"
 
 build:
 	$(PY) setup.py -q build_ext --inplace 2>&1 | grep -vE 'FutureWarning|obj = getattr|_BetaConfiguration|warnings.warn' || true
-	@$(PY) -c "import parsolve.solvers.kernels as k, parsolve.libm as m; assert k.COMPILED and m.COMPILED, 'kernels not built'; print('kernels: compiled')"
+	@$(PY) -c "import parsolve.solvers.kernels as k, parsolve.platform.libm as m; assert k.COMPILED and m.COMPILED, 'kernels not built'; print('kernels: compiled')"
 
 test: test-serial test-mpi
 

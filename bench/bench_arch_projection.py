@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import parsolve as ps
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import parsolve as ps  # noqa: E402
 from parsolve.io import checkpoint  # noqa: E402
 from parsolve.io.results import ResultsWriter  # noqa: E402
-from parsolve.simulation import Simulation  # noqa: E402
+from parsolve.run import Simulation  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import metadata, write  # noqa: E402

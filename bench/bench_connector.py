@@ -28,7 +28,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
 import parsolve as ps                                       # noqa: E402
-from parsolve.simulation import Simulation                  # noqa: E402
+from parsolve.run import Simulation                  # noqa: E402
 
 EXUDYN_CASE = r'''
 import json, sys, warnings
@@ -135,7 +135,7 @@ def run_parsolve(case, friction="exudyn", h=H, **extra):
     start = time.perf_counter()
     for k in range(1, n + 1):
         sim.step()
-        g = sim.connectors.gather(sim.comm)
+        g = sim.outputs("connectors")
         out["t"][k], out["q"][k] = sim.time, g["displacement"][0]
         out["mode"][k], out["limit"][k] = g["friction_mode"][0], g["limit_stop_state"][0]
     out["seconds"] = time.perf_counter() - start
@@ -196,7 +196,7 @@ def stability():
         E0 = 0.5
         for _ in range(1000):
             sim.step()
-        g = sim.connectors.gather(sim.comm)
+        g = sim.outputs("connectors")
         v = sim.owned.v[0, 0]
         E = 0.5 * v * v + 0.5 * k * g["displacement"][0] ** 2
         rows.append({"k_h2_over_m": s, "energy_ratio": float(E / E0)})

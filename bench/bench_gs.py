@@ -21,7 +21,7 @@ import common  # noqa: E402
 import scenes  # noqa: E402
 
 import parsolve as ps  # noqa: E402
-from parsolve.simulation import Simulation  # noqa: E402
+from parsolve.run import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
 from parsolve.laws.codes import METHODS as LOCAL_SOLVERS, OUTCOMES as CODE_NAMES  # noqa: E402
 from parsolve.solvers.residual import residual_from_parts  # noqa: E402

@@ -21,7 +21,7 @@ import scenes  # noqa: E402
 
 import parsolve as ps  # noqa: E402
 from parsolve import laws  # noqa: E402
-from parsolve.simulation import Simulation  # noqa: E402
+from parsolve.run import Simulation  # noqa: E402
 from parsolve.solvers import kernels  # noqa: E402
 
 

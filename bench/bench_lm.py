@@ -86,7 +86,7 @@ class Pile:
 
 def lu_solve(K, rhs):
     """K x = rhs by MUMPS (METIS ordering, room for delayed pivots)."""
-    from parsolve.petsc import PETSc
+    from parsolve.platform.petsc import PETSc
 
     K = K.tocsr()
     K.sort_indices()

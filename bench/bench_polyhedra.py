@@ -169,7 +169,7 @@ def _phases(args, m, name, extra):
     ranks and mean over ranks), after one step not counted."""
     from mpi4py import MPI
 
-    from parsolve.simulation import Simulation
+    from parsolve.run import Simulation
 
     world = MPI.COMM_WORLD
     t0 = time.perf_counter()

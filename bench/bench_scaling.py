@@ -24,7 +24,7 @@ import common  # noqa: E402
 import scenes  # noqa: E402
 
 import parsolve as ps  # noqa: E402
-from parsolve.simulation import Simulation  # noqa: E402
+from parsolve.run import Simulation  # noqa: E402
 
 
 def main():

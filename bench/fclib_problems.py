@@ -42,7 +42,7 @@ sys.path.insert(0, HERE)
 import parsolve as ps  # noqa: E402
 import scenes  # noqa: E402
 from parsolve.io import fclib  # noqa: E402
-from parsolve.simulation import Simulation  # noqa: E402
+from parsolve.run import Simulation  # noqa: E402
 
 CACHE = os.path.join(HERE, "problems")
 PUBLIC_DIR = os.path.join(CACHE, "public")

@@ -145,7 +145,7 @@ if __name__ == "__main__":
 
     from mpi4py import MPI
 
-    from parsolve.run import COMMAND_LINE
+    from parsolve.run.simulation import COMMAND_LINE
 
     path = COMMAND_LINE.over("output", args.output)       # `parsolve run --output` wins
     if MPI.COMM_WORLD.Get_rank() == 0 and path:

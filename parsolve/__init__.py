@@ -1,16 +1,15 @@
 """parsolve: MPI-parallel nonsmooth contact dynamics of rigid bodies.
 
-A model is a Python script: build a Model (bodies, surface materials, obstacles, loads) and
-call model.run(duration, step, ...), which makes a Simulation (parsolve/run.py: the loop
-around parsolve/stepper.py's step) and runs it. Run the script with `parsolve run model.py`,
-also under mpirun.
+A model is a Python script: build a Model (bodies, surface materials, obstacles, loads,
+elements) and call model.run(duration, step, ...), which makes a Simulation (parsolve/run: the
+loop around parsolve/stepping's step) and runs it. Run the script with `parsolve run
+model.py`, also under mpirun. ARCHITECTURE.md says where everything lives.
 """
-from . import _env
+from .platform import env as _env
 
 _env.configure()
 
-__version__ = "0.1.0"
-
+from .version import __version__  # noqa: E402
 from .errors import CollectiveError, FileFormatError, InputError, ParsolveError  # noqa: E402
 from .model import Model  # noqa: E402
 from .solvers import GaussSeidel, make_solver  # noqa: E402

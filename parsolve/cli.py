@@ -110,15 +110,15 @@ def _run(ns):
         return EXIT_INPUT
     if ns.fclib_step is not None and ns.fclib_out is None:
         ns.fclib_out = f"step{ns.fclib_step}.fclib.h5"
-    from . import run
+    from .run import simulation
 
     # the options the command line gives override the script's: every Simulation of the
-    # script receives them (run.Overrides)
-    run.COMMAND_LINE = run.Overrides(**{f.name: getattr(ns, f.name)
-                                        for f in dataclasses.fields(run.Overrides)})
+    # script receives them (parsolve.run.Overrides)
+    simulation.COMMAND_LINE = simulation.Overrides(
+        **{f.name: getattr(ns, f.name) for f in dataclasses.fields(simulation.Overrides)})
     sys.argv = [ns.script] + list(ns.args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
-    run.catch_stop_signals()       # from here on a SIGTERM/SIGUSR1 stops the run, never kills it
+    simulation.catch_stop_signals()   # from here on SIGTERM/SIGUSR1 stop the run, never kill it
     return _guard(lambda: runpy.run_path(ns.script, run_name="__main__"), script=ns.script)
 
 
@@ -130,7 +130,7 @@ def _guard(fn, script=None):
     all of them failed (then rank 0 prints their messages once) or not (then this rank prints
     its own and aborts the job: a rank left waiting in a collective call would hang). An
     exception of the model script shows the script's own frames only."""
-    from . import _env
+    from .platform import env as _env
 
     _env.configure()
     from .errors import ParsolveError

@@ -15,7 +15,7 @@ import numpy as np
 
 import parsolve as ps
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 STORED = os.path.join(os.path.dirname(__file__), "data", "fingerprint.json")
 STATE = ("x", "q", "v", "w")

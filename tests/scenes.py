@@ -2,7 +2,7 @@
 import numpy as np
 
 import parsolve as ps
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 G = 9.81
 

@@ -45,7 +45,7 @@ def test_rows_of_one_colour_in_different_cells_share_no_body_at_any_level():
     a, b = np.nonzero(np.triu(d <= radius[:, None] + radius[None] + margin, 1))
     u = (x[b] - x[a]) / d[a, b][:, None]
     point = x[a] + u * (radius[a] + 0.5 * (d[a, b] - radius[a] - radius[b]))[:, None]
-    from parsolve.interactions import Interactions
+    from parsolve.tables.interactions import Interactions
 
     rows = Interactions(len(a), a=a, b=b, point=point, k2=np.zeros(len(a), np.int64))
     levels = Levels(2 * radius.max() + margin, radius.min() + 0.5 * margin)

@@ -11,7 +11,7 @@ from parsolve import laws
 from parsolve.errors import InputError
 from parsolve.laws import connector
 from parsolve.laws.codes import OUTCOMES
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from parsolve.solvers import GaussSeidel, kernels
 
 
@@ -81,7 +81,7 @@ def run(model, h, steps, every=1, **options):
     for k in range(steps):
         sim.step()
         if (k + 1) % every == 0:
-            g = sim.connectors.gather(sim.comm)
+            g = sim.outputs("connectors")
             out.append([sim.time, sim.owned.v[0, 0]] + [g[n][0] for n in
                                                         ("displacement", "velocity", "force",
                                                          "friction_mode", "limit_stop_state",
@@ -352,7 +352,7 @@ def test_the_ground_on_either_side_and_the_newton_solver_agree():
         q = []
         for _ in range(150):
             sim.step()
-            q.append(sim.connectors.gather(sim.comm)["displacement"][0])
+            q.append(sim.outputs("connectors")["displacement"][0])
         outs.append((np.array(q), sim.owned.x[0, 0]))
     np.testing.assert_allclose(outs[1][0], -outs[0][0], rtol=0, atol=1e-12)
     assert outs[1][1] == pytest.approx(outs[0][1], abs=1e-12)

@@ -22,7 +22,7 @@ def test_bouncing_ball_apex_ratio_is_e_squared(e, h):
     m = on_floor(mu=0.0, e=e)
     r = 0.05
     m.sphere((0, 0, 1.0 + r), r, "body", density=1000)
-    from parsolve.simulation import Simulation
+    from parsolve.run import Simulation
 
     sim = Simulation(m, step=h, progress=0, quiet=True)
     z = [sim.bodies.x[0, 2] - r]

@@ -10,7 +10,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 G = 9.81
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -206,9 +206,9 @@ def test_the_cam_follower_impacts_as_the_event_driven_reference(tmp_path):
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     assert os.path.exists(str(tmp_path / "cam.png"))
-    from parsolve.io.results import _h5py
+    from parsolve.io.hdf5 import h5py_module
 
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         g = {k: f["impacts"][k][()] for k in f["impacts"]}
         u = f["sensors/follower/u"][()][:, 0, 0]
         cam = f["sensors/follower/cam"][()][:, 0, 0]

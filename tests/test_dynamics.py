@@ -35,7 +35,7 @@ def test_torque_free_box_keeps_energy_and_angular_momentum():
     principal axis conserves |L| and kinetic energy to the scheme's accuracy."""
     m = ps.Model(gravity=(0, 0, 0))
     m.box((0, 0, 0), (0.3, 0.2, 0.1), "block", density=1000, angular_velocity=(0.01, 0.01, 3.0))
-    from parsolve.simulation import Simulation
+    from parsolve.run import Simulation
 
     sim = Simulation(m, step=1e-4, progress=0, quiet=True)
     b = sim.bodies

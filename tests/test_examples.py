@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from parsolve.io.results import _h5py
+from parsolve.io.hdf5 import h5py_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -23,7 +23,7 @@ def run_example(name, tmp_path, *args):
                        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "run summary" in p.stdout
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         last = f["frames/time"].shape[0] - 1
         frame = lambda k: {q: f[f"frames/{k:06d}/bodies/{q}"][()]  # noqa: E731
                            for q in ("gid", "x", "radius")}
@@ -87,7 +87,7 @@ def test_direct_shear_the_layer_resists_with_the_friction_of_spheres(tmp_path):
     finally:
         sys.path.remove(EXAMPLES)
     info = build(300, travel=0.004)[1]
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         t = f["sensors/shear/time"][()]
         force = f["sensors/shear/force"][()]
         x = f["sensors/cap/x"][()][:, 0]

@@ -12,8 +12,8 @@ import pytest
 import parsolve as ps
 from parsolve import FileFormatError
 from parsolve.io import fclib
-from parsolve.io.results import _h5py
-from parsolve.simulation import Simulation
+from parsolve.io.hdf5 import h5py_module
+from parsolve.run import Simulation
 from parsolve.solvers.residual import residual_from_velocity
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,7 +49,7 @@ def test_round_trip_is_exact(exported, tmp_path, form):
     p = fclib.read(exported[0])
     out = str(tmp_path / f"{form}.h5")
     fclib.write(out, p, form=form)
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         assert f["fclib_local/W/nz"][()] == fclib.FORMS[form] or form == "triplet"
     q = fclib.read(out)
     for name in ("indptr", "indices", "blocks", "diag", "q", "mu"):
@@ -71,7 +71,7 @@ def test_the_exported_step_solves_to_the_runs_reactions(exported, tmp_path):
         assert {"contacts", "solver", "local", "iterations", "residual", "seconds",
                 "converged"} <= set(rec)
         assert rec["contacts"] == 10 and rec["converged"] and rec["residual"] <= 1e-11
-        with _h5py().File(out, "r") as f:
+        with h5py_module().File(out, "r") as f:
             R, U = f["solution/r"][()].reshape(-1, 3), f["solution/u"][()].reshape(-1, 3)
         np.testing.assert_allclose(U, p.matvec(R) + p.q, rtol=0, atol=1e-14)
         assert residual_from_velocity(R, U, p.q, p.mu) == pytest.approx(rec["residual"])
@@ -103,7 +103,7 @@ def test_export_through_parsolve_run(tmp_path):
 
 
 def corrupt(src, dst, edit):
-    with _h5py().File(src, "r") as f, _h5py().File(dst, "w") as g:
+    with h5py_module().File(src, "r") as f, h5py_module().File(dst, "w") as g:
         f.copy("fclib_local", g)
         edit(g["fclib_local"])
 
@@ -135,7 +135,7 @@ def test_bad_files_exit_2_naming_the_problem(exported, tmp_path, case):
 
 def test_not_hdf5_or_not_fclib(tmp_path):
     (tmp_path / "text.h5").write_text("not hdf5")
-    with _h5py().File(tmp_path / "other.h5", "w") as f:
+    with h5py_module().File(tmp_path / "other.h5", "w") as f:
         f["x"] = 1
     for name, message in (("text.h5", "not a readable HDF5"), ("other.h5", "no /fclib_local"),
                           ("none.h5", "no such FCLIB file")):

@@ -8,7 +8,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from parsolve.solvers import Problem
 from parsolve.solvers.problem import shuffle_salt, shuffled
 from test_newton import box_stack, local_dynamics, solve, sphere_column

@@ -5,7 +5,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from parsolve.solvers import Problem, make_solver
 from parsolve.solvers.interior import InteriorPoint
 from parsolve.solvers.soc import (cone_step, desaxce, fischer_burmeister, jordan, jordan_solve,

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from parsolve.io.results import _h5py
+from parsolve.io.hdf5 import h5py_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 JOBS = os.path.join(ROOT, "jobs")
@@ -87,7 +87,7 @@ def test_the_time_limit_signal_checkpoints_and_requeues_and_the_next_leg_complet
     assert (d / "log").read_text().split() == ["requeue", "4242"]
     saved = sorted(os.listdir(d / "checkpoints"))
     assert len(saved) == 1 and not (d / "parsolve.done").exists()
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(d / "checkpoints" / saved[0], "r") as f:
         t_saved = float(f.attrs["time"])
         assert f.attrs["ranks"] == 2

@@ -162,7 +162,7 @@ def test_a_run_on_the_python_twins_follows_the_compiled_run():
 
     script = ("import json, sys; sys.path.insert(0, 'tests'); import fingerprint as f; "
               "import numpy as np; from parsolve.solvers import kernels; "
-              "from parsolve.simulation import Simulation; "
+              "from parsolve.run import Simulation; "
               "make, h, _, solver = f.CASES['spheres_gs']; "
               "s = Simulation(make(), step=h, solver=solver(), progress=0, quiet=True, "
               "verify_every=0); rows = [s.step() for _ in range(12)]; "

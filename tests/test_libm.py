@@ -1,4 +1,4 @@
-"""parsolve.libm: the C library's sin, cos, exp, log, arcsin, arctan2 and power, the same bits on
+"""parsolve.platform.libm: the C library's sin, cos, exp, log, arcsin, arctan2 and power, the same bits on
 every CPU, compiled and twin alike; and nothing that feeds a trajectory takes numpy's own,
 whose AVX-512 code (SVML, on CPUs with AVX512_SKX) gives other last bits."""
 import json
@@ -11,7 +11,9 @@ import sys
 import numpy as np
 import pytest
 
-from parsolve import libm, libm_twin
+from parsolve.platform import libm
+
+from parsolve.platform import libm_twin
 
 HERE = os.path.dirname(__file__)
 SOURCE = os.path.join(HERE, "..", "parsolve")
@@ -78,7 +80,7 @@ ODD_POWER = re.compile(r"[A-Za-z_\])] ?\*\* ?(?!0?\.5\b|2\b|-?1\b|0\b)[0-9.(]")
 
 def test_no_numpy_transcendental_in_parsolve():
     """numpy's sin, exp, power, ... (and ** other than 2, 0.5, ±1 on an array) take SVML's
-    AVX-512 code on some CPUs; parsolve calls parsolve.libm instead."""
+    AVX-512 code on some CPUs; parsolve calls parsolve.platform.libm instead."""
     found = []
     for root, _, files in os.walk(SOURCE):
         for f in files:

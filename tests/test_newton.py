@@ -10,7 +10,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from parsolve.solvers import Problem, kernels, make_solver, newton
 from parsolve.laws import coulomb
 from parsolve.solvers import twins as ref

@@ -6,8 +6,8 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.periodic import Period
-from parsolve.simulation import Simulation
+from parsolve.contact.periodic import Period
+from parsolve.run import Simulation
 
 
 def pair(periodic):

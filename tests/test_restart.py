@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from parsolve.io.results import _h5py
+from parsolve.io.hdf5 import h5py_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -50,7 +50,7 @@ def run(tmp, ranks, *args, timeout=240, env=None):
 
 
 def final_state(path):
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(path, "r") as f:
         last = f["frames/time"].shape[0] - 1
         g = f[f"frames/{last:06d}/bodies"]
@@ -178,7 +178,7 @@ def test_bad_checkpoints_are_refused_on_every_rank_and_nothing_is_touched(workdi
     (d / "truncated.h5").write_bytes(data[: len(data) // 2])
     (d / "corrupt.h5").write_bytes(bytes(np.random.default_rng(0).integers(0, 256, 4096,
                                                                             dtype=np.uint8)))
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(d / "foreign.h5", "w") as f:
         f["x"] = np.arange(3)
     before = sorted(os.listdir(d / "checkpoints")), good.stat().st_mtime
@@ -198,7 +198,7 @@ def test_bad_checkpoints_are_refused_on_every_rank_and_nothing_is_touched(workdi
 def test_xdmf_references_existing_datasets_with_their_shapes(workdir, reference):
     d = workdir / "reference"
     tree = ET.parse(d / "res.xdmf")
-    h5py = _h5py()
+    h5py = h5py_module()
     items = tree.getroot().iter("DataItem")
     n = 0
     with h5py.File(d / "res.h5", "r") as f:

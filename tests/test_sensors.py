@@ -7,7 +7,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.io.results import _h5py
+from parsolve.io.hdf5 import h5py_module
 from tests.scenes import G, on_floor, run
 
 
@@ -26,7 +26,7 @@ def bouncing(tmp_path, every=1, frames=1e-3):
 
 def test_a_bouncing_ball_s_sensor_equals_the_frames(tmp_path):
     sim, out = bouncing(tmp_path)
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         s = f["sensors/ball"]
         steps = s["step"][()]
         assert list(steps) == list(range(0, 401)) and list(s.attrs["bodies"]) == [0]
@@ -50,7 +50,7 @@ def test_a_bouncing_ball_s_sensor_equals_the_frames(tmp_path):
 
 def test_sensors_sample_every_n_steps(tmp_path):
     sim, out = bouncing(tmp_path, every=10, frames=None)
-    with _h5py().File(out, "r") as f:
+    with h5py_module().File(out, "r") as f:
         assert list(f["sensors/ball/step"][()]) == list(range(0, 401, 10))
 
 
@@ -68,7 +68,7 @@ def test_a_restarted_leg_continues_the_sensors_and_the_energy_balance(tmp_path):
     opts = dict(output=str(first / "res.h5"), frames=1e-3, checkpoint_dir=str(first / "ck"))
     run(m, 0.25, 1e-3, checkpoint_every=100, **opts)
     run(m, 0.4, 1e-3, restart=str(first / "ck" / "checkpoint-000000200.h5"), **opts)
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(full, "r") as a, h5py.File(first / "res.restart-000000200.h5", "r") as b:
         for name in ("step", "x", "v", "contact_force"):
             np.testing.assert_array_equal(a[f"sensors/ball/{name}"][()],

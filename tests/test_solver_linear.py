@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import parsolve as ps
-from parsolve.petsc import PETSc
+from parsolve.platform.petsc import PETSc
 from parsolve.solvers import newton
 from parsolve.solvers.newton import Hybrid, SemismoothNewton
 from test_newton import box_stack, local_dynamics, solve

@@ -1,7 +1,7 @@
 """`parsolve dofs MODEL.py [--body ID ...] [--contacts] [--check SPEC] [--json] [-- args]`.
 
 Runs the model script as `parsolve run` would, but its `model.run(...)` analyses the model
-instead (Model's RUN_HOOK): the free motions of each body with constraint lines, the
+instead (Model's RUNNER): the free motions of each body with constraint lines, the
 mechanism's mobility, and the check of a motion. Also under `mpirun -n P`; rank 0 prints.
 """
 import json
@@ -72,13 +72,13 @@ def run(ns):
             print(json.dumps(result.as_dict()) if ns.json else format_text(result), flush=True)
         return result
 
-    saved = model_module.RUN_HOOK, sys.argv, list(sys.path)
-    model_module.RUN_HOOK = hook
+    saved = model_module.RUNNER, sys.argv, list(sys.path)
+    model_module.RUNNER = hook
     sys.argv = [ns.script] + list(ns.args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(ns.script)))
     try:
         runpy.run_path(ns.script, run_name="__main__")
     finally:
-        model_module.RUN_HOOK, sys.argv, sys.path[:] = saved
+        model_module.RUNNER, sys.argv, sys.path[:] = saved
     if not calls:
         raise InputError(f"{ns.script} never calls model.run(...): no model to analyse")

@@ -42,7 +42,7 @@ def analyse_model(model, step, bodies=None, contacts=False, check=None, rtol=RTO
     on the others. bodies: ids to analyse (default: every body with a line); check: a motion
     as for screws.user_twist (its point defaults to each body's centre); sources: line
     sources (default: the registered ones)."""
-    from ..simulation import Simulation
+    from ..run import Simulation
 
     own = comm is None
     comm = Comm() if own else comm

@@ -28,7 +28,7 @@ def _lines(spec):
 def joint_lines(model, held):
     """The lines of the joints and kinematic bodies whose first body this rank owns."""
     owned = set(held.gid[:held.n_owned].tolist())
-    joints = model.__dict__.get("joints", [])
+    joints = model.elements.get("joints", [])
     parts = []
     for j, spec in enumerate(joints):
         made = _lines(spec) if spec["body"] in owned else None
@@ -38,7 +38,7 @@ def joint_lines(model, held):
             parts.append(ConstraintLines.between(
                 spec["body"], other, *made, spec["name"],
                 key=[(JOINT, j, i) for i in range(n)]))
-    for k, kin in enumerate(model.__dict__.get("kinematics", [])):
+    for k, kin in enumerate(model.elements.get("kinematics", [])):
         g = kin["body"]
         if g in owned:
             r = int(np.flatnonzero(held.gid == g)[0])

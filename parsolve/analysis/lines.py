@@ -13,11 +13,11 @@ Blanding's patterns) and `ConstraintLines.between`.
 """
 import numpy as np
 
-from .. import libm
-from ..contact.contactset import FEATURES, OBSTACLE_CODES
 from ..contact.frames import frames_from_normals
 from ..errors import InputError
-from ..model.checks import finite, positive, unit
+from ..platform import libm
+from ..tables.checks import finite, positive, unit
+from ..tables.keys import FEATURES, OBSTACLE_CODES, pair_code
 
 GROUND = -1
 JOINT, CONTACT = 0, 1           # key[:, 0]: the source of a line
@@ -113,7 +113,7 @@ def contact_lines(contacts, held, obstacle_names):
     """One unilateral line per contact, along its normal through its point (dl > 0
     separates), labelled "contact A|B#feature" with B a body id or an obstacle's name."""
     k2 = contacts.k2
-    code, feature = k2 // FEATURES, k2 % FEATURES
+    code, feature = pair_code(k2), k2 % FEATURES
     b = np.where(contacts.b >= 0, held.gid[np.maximum(contacts.b, 0)], GROUND)
     other = [f"body {c - OBSTACLE_CODES}" if c >= OBSTACLE_CODES else obstacle_names[c]
              for c in code]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..model.checks import finite, unit
+from ..tables.checks import finite, unit
 
 RTOL = 1e-9          # default relative tolerance: rank, translation split, zero pitch, checks
 

@@ -1,22 +1,21 @@
 """The local dynamics of one step: U = B + W R (seed 001), W = H M^-1 H^T.
 
-W is available in three forms: applied through the bodies (U = B + H du, du = M^-1 H^T R; the
-Gauss-Seidel sweep's form, O(1) per relaxation) with its diagonal blocks W_aa; as block-CSR
-rows whose pattern is the linked-interaction map (built on first use); and as a PETSc BAIJ
-matrix (block size 3) on the run's communicator, each rank owning its contacts' rows: the
-operator of the residual check, the FCLIB export and the global Newton.
+W is available in two forms here: applied through the bodies (U = B + H du, du = M^-1 H^T R;
+the Gauss-Seidel sweep's form, O(1) per relaxation) with its diagonal blocks W_aa; and as
+block-CSR rows whose pattern is the linked-interaction map (built on first use). The parallel
+layer makes it a PETSc matrix over the ranks (parallel/operators.py: the residual check, the
+FCLIB export and the global Newton).
 """
 import numpy as np
 
 from .. import laws
-from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks,
-                        incidences, inverse_mass_HT)
-from ..parallel.operators import delassus_matrix
+from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks, incidences,
+                        inverse_mass_HT)
 
 
 class LocalDynamics:
-    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, comm=None, t=0.0,
-                 inv_mass=None, wall=(None, None)):
+    def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, t=0.0, inv_mass=None,
+                 wall=(None, None)):
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
@@ -46,8 +45,6 @@ class LocalDynamics:
         self.kind = np.ascontiguousarray(contacts.kind)
         self.param = laws.solve_params(contacts.kind, contacts.param)   # what the solves read
         self.mu = np.ascontiguousarray(contacts.param[:, 0])            # contacts' (FCLIB)
-        self.comm = comm
-        self._petsc = None
 
     @property
     def rows(self):
@@ -88,17 +85,3 @@ class LocalDynamics:
 
     def matvec(self, R):
         return block_matvec(self.indptr, self.indices, self.blocks, R)
-
-    def petsc(self):
-        """W as a PETSc BAIJ matrix (block size 3) on the run's communicator."""
-        if self._petsc is None:
-            from ..petsc import PETSc
-
-            comm = PETSc.COMM_SELF if self.comm is None else self.comm.petsc()
-            self._petsc = delassus_matrix(self.indptr, self.indices, self.blocks, comm)
-        return self._petsc
-
-    def destroy(self):
-        if self._petsc is not None:
-            self._petsc.destroy()
-            self._petsc = None

@@ -4,13 +4,12 @@ An incidence is one (contact, body) pair: a contact has one with body A (sign +1
 is an obstacle, one with body B (sign -1). For an incidence with local frame E (rows n, t1, t2)
 and lever r = point - x_body, H_e = sign * E [I, -[r]x], so that H_e (v, w) = sign E (v + w x r).
 Sums over incidences run in a fixed order (contact, then side; for W, body id), so the result
-does not depend on how the contacts were partitioned. A coordinate row (a connector's, its rigid
-stops: keys k2 <= laws.connector.COORDINATE_KEYS) acts on body coordinates instead of a point:
-its H comes from the coordinates' axes and gear factors.
+does not depend on how the contacts were partitioned. H is made per the row's geometry
+(geometry.py: a point pair, or body coordinates).
 """
 import numpy as np
 
-from ..laws import connector
+from .geometry import JACOBIANS, point_jacobians
 
 
 def incidences(contacts, bodies):
@@ -27,12 +26,12 @@ def incidences(contacts, bodies):
     side_b = sign < 0
     point[side_b] += contacts.offset[con[side_b]]      # a joint's second point (zero offset for
     r = point - bodies.x[body]                         # a contact)
-    H = np.empty((len(con), 3, 6))
-    H[:, :, :3] = E
-    H[:, :, 3:] = np.cross(r[:, None, :], E)          # rows of -E [r]x are r x e_i
-    coordinate = contacts.k2[con] <= connector.COORDINATE_KEYS
-    if coordinate.any():                               # body coordinates: [f E, 0] or [0, f E]
-        H[coordinate] = connector.jacobians(contacts.frame[con[coordinate]], side_b[coordinate])
+    H = point_jacobians(E, r)
+    geometry = contacts.geometry[con]
+    for code, jacobians in JACOBIANS.items():
+        other = geometry == code
+        if other.any():
+            H[other] = jacobians(contacts.frame[con[other]], side_b[other])
     return con, body, H
 
 

@@ -1,6 +1,5 @@
-"""Contact detection: broad phase (cell grid), narrow phase per shape pair, local frames, and a
-contact set whose keys stay the same while a contact persists (warm start)."""
-from .contactset import ContactSet
+"""Contact detection: broad phase (cell grid), narrow phase per shape pair, local frames; the
+contacts' keys stay the same while a contact persists (warm start)."""
 from .detect import detect
 
-__all__ = ["ContactSet", "detect"]
+__all__ = ["detect"]

@@ -14,7 +14,7 @@ their order are the same as one grid's.
 """
 import numpy as np
 
-from .. import libm
+from ..platform import libm
 
 _FORWARD = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
                      if (dx, dy, dz) > (0, 0, 0)], dtype=np.int64)

@@ -4,11 +4,12 @@ boxbox.py, sphere-plane, box-plane; a fixed box meets bodies through the box fun
 contact is active when its gap <= margin."""
 import numpy as np
 
-from ..dynamics.rotation import quat_to_matrix
-from ..interactions import ContactSet
-from ..laws import coulomb
 from .. import shapes
+from ..dynamics.rotation import quat_to_matrix
+from ..laws import coulomb
 from ..shapes import box
+from ..tables.interactions import Interactions
+from ..tables.keys import contact_key
 from .broadphase import candidate_pairs
 from .frames import frames_from_normals
 from .narrow import body_pairs, obstacle_pairs
@@ -37,7 +38,7 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
                 parts.append(c)
     parts = [c for c in parts if len(c["a"])]
     if not parts:
-        return ContactSet(a=np.zeros(0, np.int64))
+        return Interactions(a=np.zeros(0, np.int64))
     c = {f: np.concatenate([p[f] for p in parts]) for f in parts[0]}
     keep = c["gap"] <= margin
     c = {f: v[keep] for f, v in c.items()}
@@ -46,10 +47,10 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
     mat_b[obst >= 0] = obstacles.material[obst[obst >= 0]]
     mat_a = bodies.material[a]
     b_gid = np.where(b >= 0, bodies.gid[np.maximum(b, 0)], -1)
-    cs = ContactSet(a=a, b=b, obstacle=obst, k1=bodies.gid[a],
-                    k2=ContactSet.key2(b_gid, obst, c["feature"]), point=c["point"],
-                    frame=frames_from_normals(c["normal"]), gap=c["gap"],
-                    **coulomb.rows(mu_table[mat_a, mat_b], e_table[mat_a, mat_b]))
+    cs = Interactions(a=a, b=b, obstacle=obst, k1=bodies.gid[a],
+                      k2=contact_key(b_gid, obst, c["feature"]), point=c["point"],
+                      frame=frames_from_normals(c["normal"]), gap=c["gap"],
+                      **coulomb.rows(mu_table[mat_a, mat_b], e_table[mat_a, mat_b]))
     return cs.canonical()
 
 

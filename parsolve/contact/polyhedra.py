@@ -23,25 +23,23 @@ held equal by tests/test_polyhedra.py; `contacts()` picks the compiled one when 
 import numpy as np
 
 from .._kernels import compiled
+from ..tables.keys import mix
 
 MAXP = 16                 # contact points per pair at most
 EDGE_BIAS = 1e-3          # an edge axis must beat the faces by this times the smaller radius
 _M = (1 << 64) - 1
 
 
-def mix(z):
-    """splitmix64's finaliser on a Python int (the kernel's on uint64)."""
-    z &= _M
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
-    return z ^ (z >> 31)
+def _mix(z):
+    """splitmix64's finaliser (tables/keys.py) on a Python int taken modulo 2**64."""
+    return int(mix(np.uint64(z & _M)))
 
 
 def corner_id(side, id0, id1):
     """The id of the corner made where the segment between corners id0, id1 crosses side
     plane `side` of the reference face."""
     lo, hi = min(id0, id1), max(id0, id1)
-    return mix(mix(lo) + hi * 31 + (side + 1) * 0x10000)
+    return _mix(_mix(lo) + hi * 31 + (side + 1) * 0x10000)
 
 
 def features(ids, count):
@@ -156,7 +154,7 @@ def _edge_contact(va, vb, ea, eb, L, s, i, j):
     ta = min(max((Bc * Ee - C * Dd) / den, 0.0), 1.0)
     tb = min(max((A * Ee - Bc * Dd) / den, 0.0), 1.0)
     point = 0.5 * (pa + ta * ua + pb + tb * ub)
-    fid = mix((1 << 50) + i * 65536 + j)
+    fid = _mix((1 << 50) + i * 65536 + j)
     return [(fid % 64, -L, point, s)]
 
 
@@ -218,8 +216,8 @@ def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, marg
     if len(pts) > MAXP:
         order = sorted(range(len(pts)), key=lambda k: (pts[k][2], k))[:MAXP]
         pts = [pts[k] for k in sorted(order)]
-    base = mix((ref_b << 40) + (fr << 20))
-    ids = [mix(base ^ pid) for _, pid, _ in pts]
+    base = _mix((ref_b << 40) + (fr << 20))
+    ids = [_mix(base ^ pid) for _, pid, _ in pts]
     feats = features(ids, len(pts))
     return [(f, sign * m, p - 0.5 * h * m, h) for f, (p, _, h) in zip(feats, pts)]
 
@@ -294,24 +292,10 @@ def contacts(ta, xa, Ra, tb, xb, Rb, margin, kernel=None):
 
 # -- pair functions of contact/narrow.py ---------------------------------------------------
 def _hull_of(kind):
+    """The convex hull by template key of a shape kind (polyhedron.Hull)."""
     from .. import shapes
-    from ..shapes import polyhedron
 
-    if kind == shapes.POLYHEDRON:
-        return polyhedron.hull
-
-    def box_hull(key):
-        half = shapes.LIBRARY.params(shapes.BOX, [key])[0]
-        return shapes.LIBRARY.hull(shapes.BOX, key, lambda p: _box_hull(half))
-    return box_hull
-
-
-def _box_hull(half):
-    from ..shapes import box, polyhedron
-
-    corners = box.CORNERS * half
-    faces, _ = polyhedron.convex_hull("box", corners)
-    return polyhedron.Hull(corners, faces)
+    return shapes.KINDS[int(kind)].hull
 
 
 def poly_poly(A, i, B, j, margin):

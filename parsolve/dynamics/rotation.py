@@ -1,7 +1,7 @@
 """Unit quaternions (w, x, y, z), body frame -> world frame, vectorised over bodies."""
 import numpy as np
 
-from .. import libm
+from ..platform import libm
 
 
 def quat_to_matrix(q):

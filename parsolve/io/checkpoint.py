@@ -2,12 +2,14 @@
 continue exactly on any number of ranks.
 
 Layout (rows carry their body id or contact key, so any rank can read any slice):
-  /                  attrs: format="parsolve-checkpoint", version, model_fingerprint, step,
-                     time, step_size, bodies, contacts, ranks (that wrote it)
+  /                  attrs: format="parsolve-checkpoint", format_version (FORMAT_VERSION),
+                     version (parsolve's), model_fingerprint, step, time, step_size, bodies,
+                     contacts, ranks (that wrote it)
   /bodies/<field>    BodySet.PERSISTENT: every field of every body (gid, shape, material,
                      radius, template, mass, inertia, x, q, v, w, force, torque)
-  /contacts/<field>  Interactions.PERSISTENT: k1, k2, point, R, state (keys, the point that
-                     decides the owner, the warm start, the laws' state), joints' rows too
+  /contacts/<field>  Interactions.PERSISTENT: k1, k2, origin, point, R, state (keys and
+                     origin, the point that decides the owner, the warm start, the laws'
+                     state), the elements' rows too
   every dataset: attr checksum (io/checksum.py: any rank count writes and verifies it);
   /: attrs header_checksum (of the attributes in HEADER), results_parts (JSON: the complete
      results segments that hold the history up to this step, for a restart to continue it),
@@ -15,6 +17,11 @@ Layout (rows carry their body id or contact key, so any rank can read any slice)
 Gauss-Seidel keeps no other state. A checkpoint is written as NAME.tmp and renamed to NAME
 only when complete and closed, so a crash never leaves a half-written file under NAME; a
 flipped byte in any dataset is refused by its checksum on restart.
+
+Formats (FORMATS: the release that writes each). A restart reads the formats in READABLE and
+continues their runs exactly; format 1 (parsolve 0.1.0: no format_version attribute, rows
+without an origin column) gets its rows' origins from their keys. Any other format is refused
+with a message naming it and the release that reads it.
 """
 import glob
 import json
@@ -24,13 +31,19 @@ import time
 
 import numpy as np
 
-from .. import faults
 from ..errors import FileFormatError
-from ..interactions import Interactions
-from ..model.bodies import BodySet
+from ..platform import faults
+from ..tables.bodies import BodySet
+from ..tables.interactions import Interactions
+from ..tables.keys import origin_of
 from . import checksum
+from .hdf5 import h5py_module
 
 FORMAT = "parsolve-checkpoint"
+FORMAT_VERSION = 2
+FORMATS = {0: "parsolve 0.1.0 before its checkpoints carried the energy balance",
+           1: "parsolve 0.1.0", 2: "parsolve 0.2.0"}
+READABLE = (1, 2)
 
 
 class CorruptCheckpoint(FileFormatError):
@@ -39,22 +52,25 @@ class CorruptCheckpoint(FileFormatError):
 
 # what is saved: each table's PERSISTENT columns, declared once with the table
 GROUPS = {"bodies": BodySet.PERSISTENT, "contacts": Interactions.PERSISTENT}
-HEADER = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
-          "contacts", "results_parts", "energy")
+HEADER_1 = ("format", "version", "model_fingerprint", "step", "time", "step_size", "bodies",
+            "contacts", "results_parts", "energy")
+HEADER = HEADER_1 + ("format_version",)
 
 
-def _h5py():
-    from .results import _h5py as h
-
-    return h()
+def _groups(version):
+    """The datasets of a checkpoint of format `version`."""
+    if version == 1:
+        return {"bodies": GROUPS["bodies"],
+                "contacts": tuple(c for c in GROUPS["contacts"] if c != "origin")}
+    return GROUPS
 
 
 def write(path, sim, results_parts=()):
     """Write sim's state to `path` (collective over sim.comm). `results_parts`: the complete
     results segments up to this step (equal on every rank)."""
-    from .. import __version__
+    from ..version import __version__
 
-    h5py = _h5py()
+    h5py = h5py_module()
     comm = sim.comm
     snap = sim.snapshot()
     tmp = path + ".tmp"
@@ -62,7 +78,7 @@ def write(path, sim, results_parts=()):
         if comm.root:
             os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with h5py.File(tmp, "w", driver="mpio", comm=comm.mpi) as f:
-        header = dict(format=FORMAT, version=__version__,
+        header = dict(format=FORMAT, format_version=FORMAT_VERSION, version=__version__,
                       model_fingerprint=sim.model.fingerprint(), step=snap["step"],
                       time=snap["time"], step_size=sim.h,
                       bodies=comm.sum(len(snap["bodies"]["gid"])),
@@ -95,7 +111,7 @@ def read(path, comm, fingerprint=None):
     Checks it collectively: a missing, truncated, corrupt or foreign file, a checkpoint of
     another model (fingerprint), missing datasets, inconsistent lengths or non-finite values
     raise FileFormatError naming the file and the problem, on every rank."""
-    h5py = _h5py()
+    h5py = h5py_module()
     out = None
     with comm.collective():
         if not os.path.isfile(path):
@@ -110,12 +126,29 @@ def read(path, comm, fingerprint=None):
     return out
 
 
+def format_version(attrs):
+    """The checkpoint format of a file's attributes (FORMATS)."""
+    if "format_version" in attrs:
+        return int(attrs["format_version"])
+    return 1 if all(name in attrs for name in HEADER_1) else 0
+
+
 def _read_open(f, path, comm, fingerprint):
+    from ..version import __version__
+
     if f.attrs.get("format") != FORMAT:
         raise FileFormatError(f"{path}: not a parsolve checkpoint (format attribute "
                               f"{f.attrs.get('format')!r})")
+    version = format_version(f.attrs)
+    if version not in READABLE:
+        reader = FORMATS.get(version, f"a parsolve newer than {__version__}")
+        raise FileFormatError(
+            f"{path}: checkpoint format {version}, written by {f.attrs.get('version', '?')}; "
+            f"parsolve {__version__} reads formats {', '.join(map(str, READABLE))}: restart "
+            f"it with {reader}")
     stored = f.attrs.get("header_checksum")
-    if stored is None or int(stored) != checksum.of_attributes(f.attrs, HEADER):
+    header = HEADER_1 if version == 1 else HEADER
+    if stored is None or int(stored) != checksum.of_attributes(f.attrs, header):
         raise CorruptCheckpoint(f"{path}: the header attributes fail their checksum (corrupt "
                               "or written by an older version)")
     if fingerprint is not None and f.attrs.get("model_fingerprint") != fingerprint:
@@ -123,7 +156,7 @@ def _read_open(f, path, comm, fingerprint):
                               f"{str(f.attrs.get('model_fingerprint'))[:12]}... differs from "
                               f"this model's {fingerprint[:12]}...)")
     result = []
-    for group, fields in GROUPS.items():
+    for group, fields in _groups(version).items():
         if group not in f:
             raise CorruptCheckpoint(f"{path}: dataset group /{group} is missing")
         lengths = set()
@@ -159,6 +192,8 @@ def _read_open(f, path, comm, fingerprint):
                                           "values")
             data[name] = arr
         result.append(data)
+    if version == 1:                  # rows before they had an origin: from their keys
+        result[1]["origin"] = origin_of(result[1]["k2"])
     attrs = dict(f.attrs)
     attrs["results_parts"] = json.loads(attrs.get("results_parts", "[]"))
     attrs["energy"] = json.loads(attrs.get("energy", "{}"))

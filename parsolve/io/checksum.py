@@ -10,16 +10,9 @@ bytes within 8 aligned bytes) always changes the sum; other damage escapes with 
 """
 import numpy as np
 
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
+from ..tables.keys import GOLDEN, mix
+
 MASK = (1 << 64) - 1
-
-
-def _splitmix64(x):
-    x = (x ^ (x >> np.uint64(30))) * _M1
-    x = (x ^ (x >> np.uint64(27))) * _M2
-    return x ^ (x >> np.uint64(31))
 
 
 def words_per_row(arr):
@@ -45,7 +38,7 @@ def partial(arr, first_row, chunk=1 << 16):
             words = padded.view("<u8").reshape(-1)
             k = np.arange((first_row + lo) * wpr, (first_row + lo) * wpr + len(words),
                           dtype=np.uint64)
-            total += np.sum(_splitmix64(words + k * GOLDEN), dtype=np.uint64)
+            total += np.sum(mix(words + k * GOLDEN), dtype=np.uint64)
     return int(total)
 
 

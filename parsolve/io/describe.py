@@ -4,9 +4,9 @@
 def describe(path):
     """A short human description of a parsolve results file."""
     from ..errors import FileFormatError
-    from .results import _h5py
+    from .hdf5 import h5py_module
 
-    h5py = _h5py()
+    h5py = h5py_module()
     try:
         f = h5py.File(path, "r")
     except (OSError, FileNotFoundError) as exc:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import FileFormatError, InputError
+from .hdf5 import h5py_module
 
 FORMS = {"csc": -1, "csr": -2, "triplet": 0}
 
@@ -67,17 +68,11 @@ class LocalProblem:
         return rows, cols, self.blocks.reshape(-1)
 
 
-def _h5py():
-    from .results import _h5py as h
-
-    return h()
-
-
 def write(path, problem, form="csc", title="", description=""):
     """Write `problem` (a LocalProblem) to `path` with W in `form` (csc, csr or triplet)."""
     if form not in FORMS:
         raise InputError(f"FCLIB matrix form {form!r}: choose one of {', '.join(FORMS)}")
-    h5py = _h5py()
+    h5py = h5py_module()
     rows, cols, vals = problem.scalar_triplets()
     m = 3 * problem.n
     if form == "csc":
@@ -117,7 +112,7 @@ def read(path):
         raise FileFormatError(f"{path}: no such FCLIB file")
     if path.endswith(".dat"):
         return read_siconos(path)
-    h5py = _h5py()
+    h5py = h5py_module()
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
@@ -285,7 +280,7 @@ def _blocks(path, nc, rows, cols, x, q, mu, info):
 
 def write_solution(path, r, u):
     """/solution/r and /solution/u (flat, normal first), FCLIB's names."""
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(path, "w") as f:
         g = f.create_group("solution")
         g["r"] = np.ascontiguousarray(r, float).reshape(-1)

@@ -12,9 +12,10 @@ def plot_history(path, out=None):
     import matplotlib.pyplot as plt
 
     from .describe import describe
-    from .results import _h5py, read_history
+    from .hdf5 import h5py_module
+    from .results import read_history
 
-    h5py = _h5py()
+    h5py = h5py_module()
     describe(path)                                    # refuses foreign or corrupt files
     h = read_history(path)
     with h5py.File(path, "r") as f:

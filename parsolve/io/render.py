@@ -18,9 +18,9 @@ def render(path, frame=-1, out=None, size=(800, 600)):
     except ImportError:
         raise InputError("parsolve render needs VTK: pip install vtk (or parsolve[render])") \
             from None
-    from .results import _h5py
+    from .hdf5 import h5py_module
 
-    with _h5py().File(path, "r") as f:
+    with h5py_module().File(path, "r") as f:
         n = f["frames/time"].shape[0]
         if not -n <= frame < n:
             raise InputError(f"{path}: no frame {frame} (it has {n})")

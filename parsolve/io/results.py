@@ -26,20 +26,21 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          minus the reactions' work R . (U(t) + U(t+h)) / 2, both summed since
                          t = 0 (the scheme's discrete balance: energy_error stays at round-off
                          and the solver's tolerance for spheres)
-  /sensors/NAME/         step, time, <quantity> (samples, rows, k): see parsolve/sensors.py
+  /sensors/NAME/         step, time, <quantity> (samples, rows, k): see parsolve/io/sensors.py
   /frames/time, /frames/step          one entry per frame
   /frames/NNNNNN/bodies/ gid, x, q, v, w, radius, shape, material, rotation (the matrix of q,
                          float32, for ParaView)   (rows in no particular order: sort by gid)
   /frames/NNNNNN/boxes/  vertices (8 per box), connectivity (hexahedra, VTK vertex order),
                          gid, q, v, w, material, rotation (one row per box: cell data)
-  /frames/NNNNNN/contacts/  k1, k2 (contact keys), point, frame (rows n, t1, t2), R (impulse
+  /frames/NNNNNN/contacts/  k1, k2 (row keys), origin (what made the row: tables/keys.py's
+                         ORIGINS, 0 contact), point, frame (rows n, t1, t2), R (impulse
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step),
-                         status (0 open, 1 sticking, 2 sliding)
+                         status (laws.codes.STATUS: 0 open, 1 sticking, 2 sliding, ...)
   /frames/NNNNNN/polygons/  one cell per contact pair (models with polyhedral bodies):
                          vertices (the pair's points ordered around their centre),
                          topology (XDMF Mixed: 3 polygon, 2 line, 1 vertex; count; point ids),
-                         per pair k1, b (A's id, B's code: k2 // 64), force (total on A, world
+                         per pair k1, b (A's id, B's code: tables/keys.py), force (total on A, world
                          frame), normal, normal_force (force . normal), tangential_force,
                          points (their number); see contact_polygons
 An XDMF index (NAME.xdmf, io/xdmf.py) beside the file opens the frames in ParaView.
@@ -62,11 +63,11 @@ import os
 
 import numpy as np
 
-from .. import laws, libm
-from ..interactions import FEATURES
-from .. import faults
-from .. import shapes
+from .. import laws, shapes
 from ..dynamics.rotation import quat_to_matrix
+from ..platform import faults, libm
+from ..tables.keys import CONTACT, pair_code
+from .hdf5 import h5py_module
 
 FORMAT = "parsolve-results"
 BODY_FIELDS = ("gid", "x", "q", "v", "w", "radius", "shape", "material")
@@ -79,14 +80,8 @@ HISTORY = ("step", "time", "kinetic_energy", "potential_energy", "contacts", "it
 _INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp_iterations",
         "projection_sweeps"}
 
-
-def _h5py():
-    from .. import _env
-
-    _env.configure()
-    import h5py
-
-    return h5py
+# shapes drawn by their faces (variable cells: a polyhedron's)
+POLYGONAL = [k for k, s in shapes.KINDS.items() if s.POLYGONS is not None]
 
 
 def history_names(event_names=()):
@@ -169,12 +164,13 @@ class ResultsWriter:
             for name in CELL_FIELDS:               # one row per cell: the cells' data
                 self._rows(gx, name, getattr(bodies, name)[rows])
             self._rows(gx, "rotation", rotation[rows])
-        if self.polyhedra:                         # variable cells: faces as polygons
-            rows = np.flatnonzero(bodies.shape[:n] == shapes.POLYHEDRON)
-            self._polygons(g.create_group("polyhedra"), bodies, rows, R[rows],
-                           ("gid", "material", "v", "w"))
+        for kind in self.polygonal:                # variable cells: faces as polygons
+            shape = shapes.KINDS[kind]
+            rows = np.flatnonzero(bodies.shape[:n] == kind)
+            self._polygons(g.create_group(shape.POLYGONS["group"]), shape, bodies, rows,
+                           R[rows], ("gid", "material", "v", "w"))
         gc = g.create_group("contacts")
-        for name in ("k1", "k2", "point", "frame", "R", "gap"):
+        for name in ("k1", "k2", "origin", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
         self._rows(gc, "normal", contacts.frame[:, 0, :])
         self._rows(gc, "force", np.einsum("kji,kj->ki", contacts.frame, contacts.R) / self.h)
@@ -209,7 +205,7 @@ class ResultsWriter:
 
     # -- files -------------------------------------------------------------------------------
     def _collective_file(self, name):
-        h5py = _h5py()
+        h5py = h5py_module()
         return h5py.File(os.path.join(self.parts, name + ".tmp"), "w", driver="mpio",
                          comm=self.comm.mpi)
 
@@ -260,38 +256,42 @@ class ResultsWriter:
                 gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
                 gx.create_dataset("obstacle", data=rows)
                 gx.create_dataset("material", data=obst.material[rows])
-        self.polyhedra = self.comm.sum(int(np.sum(bodies.shape[:n] == shapes.POLYHEDRON))) > 0
-        self.contact_polygons = self.polyhedra     # multi-point pairs: polygons per pair
-        rows = np.flatnonzero(obst.shape == shapes.POLYHEDRON)
-        if len(rows):                              # every rank writes the same: rank 0's
-            pts, topo, owner = shapes.polyhedron.polygons(obst, rows,
-                                                          quat_to_matrix(obst.q[rows]))
-            gx = o.create_group("polyhedra")
+        # the bodies' shapes drawn as polygons, where any rank has some
+        self.polygonal = [kind for kind in POLYGONAL
+                          if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
+        self.contact_polygons = bool(self.polygonal)   # multi-point pairs: polygons per pair
+        for kind in POLYGONAL:                     # every rank writes the same: rank 0's
+            rows = np.flatnonzero(obst.shape == kind)
+            if not len(rows):
+                continue
+            pts, topo, owner = shapes.KINDS[kind].polygons(obst, rows,
+                                                           quat_to_matrix(obst.q[rows]))
+            gx = o.create_group(shapes.KINDS[kind].POLYGONS["group"])
             for name, data in (("vertices", pts), ("topology", topo),
                                ("obstacle", rows[owner]), ("material", obst.material[rows][owner])):
                 gx.create_dataset(name, data=data)
         f.close()
         self._publish(self.model_part)
 
-    def _polygons(self, group, placed, rows, R, fields):
-        """This rank's polyhedra `rows` as polygon faces (every rank writes its slice):
-        vertices, topology (XDMF Mixed, point ids global) and per face the rows' `fields`."""
-        count = sum(len(shapes.polyhedron.hull(int(placed.template[r])).vertices) for r in rows)
-        first, _ = self.comm.offset(count)
-        pts, topo, owner = shapes.polyhedron.polygons(placed, rows, R, first)
+    def _polygons(self, group, shape, placed, rows, R, fields):
+        """This rank's `rows` of a polygonal shape as polygon faces (every rank writes its
+        slice): vertices, topology (XDMF Mixed, point ids global) and per face the rows'
+        `fields`."""
+        first, _ = self.comm.offset(shape.polygon_points(placed, rows))
+        pts, topo, owner = shape.polygons(placed, rows, R, first)
         self._rows(group, "vertices", pts)
         self._rows(group, "topology", topo)
         for name in fields:
             self._rows(group, name, getattr(placed, name)[rows][owner])
 
     def _contact_polygons(self, group, contacts):
-        """One cell per contact pair (its contact rows, k2 >= 0, grouped by (k1, k2 // 64)):
+        """One cell per contact pair (its contact rows, grouped by k1 and B's code):
         the pair's points ordered around their centre in the plane of the pair's normal, with
         the pair's total force on A and its parts (see contact_polygons). On several ranks the
         rows of each pair travel to the rank its key hashes to, which writes the pair (one
         all-to-all a frame; no rank holds more than its share of the pairs)."""
-        rows = np.flatnonzero(contacts.k2 >= 0)
-        pair = np.stack([contacts.k1[rows], contacts.k2[rows] // FEATURES], axis=1)
+        rows = np.flatnonzero(contacts.origin == CONTACT)
+        pair = np.stack([contacts.k1[rows], pair_code(contacts.k2[rows])], axis=1)
         point, normal = contacts.point[rows], contacts.frame[rows, 0, :]
         force = np.einsum("kji,kj->ki", contacts.frame[rows], contacts.R[rows]) / self.h
         k2 = contacts.k2[rows]
@@ -360,10 +360,10 @@ class ResultsWriter:
         """Rank 0: NAME.h5 as links to the complete parts, then the XDMF (serial HDF5)."""
         if not self.comm.root:
             return
-        from .. import __version__
+        from ..version import __version__
         from .xdmf import write_xdmf
 
-        h5py = _h5py()
+        h5py = h5py_module()
         rel = os.path.relpath(self.parts, os.path.dirname(os.path.abspath(self.path)))
         tmp = self.path + ".tmp"
         with h5py.File(tmp, "w") as f:
@@ -397,7 +397,7 @@ def contact_polygons(pair, k2, point, normal, force):
     unit). A pair of 3 points or more is a polygon, of 2 a line, of 1 a vertex (XDMF Mixed
     types 3, 2 and 1: [type, count, point ids...]). Per pair: force (the total force on A,
     world frame), normal n, normal_force (force . n, > 0 pushing A off B), tangential_force
-    (force minus its normal part) and points (their number); k1 and b (k2 // 64) name it.
+    (force minus its normal part) and points (their number); k1 and b (B's code) name it.
     The same rows give the same cells bit for bit, in any order and on any rank count."""
     o = np.lexsort((k2, pair[:, 1], pair[:, 0]))
     pair, point, normal, force = pair[o], point[o], normal[o], force[o]
@@ -462,7 +462,7 @@ def _connectivity(shape, first, count):
 def _describe_parts(folder, names):
     """Rows, frames and columns of complete segments read from their files (rank 0); names
     whose file is gone are returned apart, so that the index can say what is missing."""
-    h5py = _h5py()
+    h5py = h5py_module()
     found, missing = [], []
     for name in names:
         try:
@@ -510,6 +510,6 @@ def _frame_index(segments):
 
 def read_history(path):
     """The history of a results file as a dict of numpy arrays (serial, plain h5py)."""
-    h5py = _h5py()
+    h5py = h5py_module()
     with h5py.File(path, "r") as f:
         return {name: f["history"][name][()] for name in f["history"]}

@@ -28,6 +28,7 @@ from xml.sax.saxutils import escape
 from .. import shapes
 
 CELL_SHAPES = [s for s in shapes.KINDS.values() if s.CELLS is not None]
+POLYGON_GROUPS = [s.POLYGONS["group"] for s in shapes.KINDS.values() if s.POLYGONS is not None]
 
 # (attribute name, dataset, XDMF attribute type, number type, precision, components)
 BODY_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1), ("shape", "shape", "Scalar", "Char", 1, 1),
@@ -58,12 +59,13 @@ POLYGON_CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
 
 
 def write_xdmf(results_path, xdmf_path=None):
-    from .results import _h5py
+    from .hdf5 import h5py_module
 
-    h5py = _h5py()
+    h5py = h5py_module()
     xdmf_path = xdmf_path or os.path.splitext(results_path)[0] + ".xdmf"
     ref = os.path.relpath(results_path, os.path.dirname(os.path.abspath(xdmf_path)))
-    grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES}, "polyhedra": [],
+    grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES},
+             **{group: [] for group in POLYGON_GROUPS},
              "contacts": [], "contact_polygons": [], "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
@@ -89,14 +91,15 @@ def write_xdmf(results_path, xdmf_path=None):
                 grids["obstacles"].append(_cells(f"obstacles {k}", t, shape, ref,
                                                  f["model/obstacles"], fixed_path, nb,
                                                  OBSTACLE_ATTRIBUTES))
-            if "polyhedra" in g and g["polyhedra/topology"].shape[0]:
-                grids["polyhedra"].append(_polygons(f"polyhedra {k}", t, ref, g,
-                                                    f"{path}/polyhedra", POLYGON_ATTRIBUTES))
-            if "model/obstacles/polyhedra" in f:
-                grids["obstacles"].append(_polygons(f"fixed polyhedra {k}", t, ref,
-                                                    f["model/obstacles"],
-                                                    "model/obstacles/polyhedra",
-                                                    OBSTACLE_ATTRIBUTES))
+            for group in POLYGON_GROUPS:
+                if group in g and g[f"{group}/topology"].shape[0]:
+                    grids[group].append(_polygons(f"{group} {k}", t, ref, g, f"{path}/{group}",
+                                                  POLYGON_ATTRIBUTES))
+                if f"model/obstacles/{group}" in f:
+                    grids["obstacles"].append(_polygons(f"fixed {group} {k}", t, ref,
+                                                        f["model/obstacles"],
+                                                        f"model/obstacles/{group}",
+                                                        OBSTACLE_ATTRIBUTES))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(

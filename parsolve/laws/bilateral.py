@@ -14,28 +14,42 @@ from .codes import KINDS, OUTCOMES, STATUS
 from .linalg import solve3
 
 KIND = KINDS.index("bilateral")
-PARAM_NAMES = ("components",)
+PARAM_NAMES = ("components", "shift_n", "shift_t1", "shift_t2")
 SOLVE_PARAMS = 1
 BILATERAL, FAILED = OUTCOMES.index("bilateral"), OUTCOMES.index("failed")
 
 
-def rows(components):
-    """The kind and param columns of bilateral rows of m = `components` (1..3) equalities."""
+def rows(components, shift=0.0):
+    """The kind and param columns of bilateral rows of m = `components` (1..3) equalities
+    and free-term shift `shift` (n, 3), local frame: a drift correction e / h, a prescribed
+    motion's -velo(t + h)."""
     from ..errors import InputError
-    from ..interactions import PARAMS
+    from ..tables.interactions import PARAMS
 
     m = np.asarray(components, float)
     if not np.isin(m, (1, 2, 3)).all():
-        raise InputError(f"bilateral rows: components must be 1, 2 or 3, got {m[~np.isin(m, (1, 2, 3))][0]:g}")
+        raise InputError("bilateral rows: components must be 1, 2 or 3, got "
+                         f"{m[~np.isin(m, (1, 2, 3))][0]:g}")
     param = np.zeros((len(m), PARAMS))
     param[:, 0] = m
+    param[:, 1:4] = shift
     return {"kind": np.full(len(m), KIND, np.int8), "param": param}
 
 
+def components(param):
+    """m, the number of equalities of bilateral rows (int)."""
+    return param[:, 0].astype(int)
+
+
+def shift(param):
+    """The free term's shift (n, 3) of bilateral rows."""
+    return param[:, 1:4]
+
+
 def free_term(rows, U_before, t, h):
-    """The shift the row's maker put in param[:, 1:4] (parsolve/joints.py): the drift
-    correction e / h and a prescribed motion's -velo(t + h), in the row's frame."""
-    return rows.param[:, 1:4].copy()
+    """The shift its maker gave (`rows`): the drift correction e / h and a prescribed
+    motion's -velo(t + h), in the row's frame."""
+    return shift(rows.param).copy()
 
 
 def row_solve(W, b, p, r0=None, method=0):

@@ -1,24 +1,20 @@
 """The connector law: the Python half of its room (the compiled half: kernels/connector.pxd).
 
 A scalar row between two body coordinates (Exudyn's CoordinateSpringDamperExt, made per step
-by parsolve/connectors.py): only the normal component counts, R_T = 0, and
+by parsolve/elements/connectors.py): only the normal component counts, R_T = 0, and
 
     R_N - a - g U_N  in  -c Sgn(U_N),        p = (a, g, c),  g <= 0,  c >= 0,
 
 U_N = v = f1 v_m1 - f0 v_m0 the connector's rate at the step's end and R_N the impulse on the
 m1 side over the step (minus h times the mean connector force f_SD). With c = 0 it is the
 spring law, R_N = a + g U_N: the spring-damper, the bristle friction and the limit stops,
-linearised over the step (trapezoidal rule, parsolve/connectors.py), so that their stiffness
+linearised over the step (trapezoidal rule, parsolve/elements/connectors.py), so that their stiffness
 and damping enter the row's W and B: implicit. c > 0 adds an exact (set-valued) Coulomb
 friction impulse of bound c, the option beyond Exudyn. The local solve is exact: with
 w = W_NN > 0 and 1 - g w > 0, the stick candidate r0 = -b_N / w (U_N = 0) holds when
 |r0 - a| <= c, else the row slides with r = (a + g b_N + c sign(r0 - a)) / (1 - g w).
 
-A coordinate row's frame does not hold a local frame but its two coordinates' Jacobians
-(`encode`): frame[0] the m-side of body A (its axis times its signed gear factor), frame[1]
-body B's (its incidence takes minus it), frame[2] = (A rotational, B rotational, 0). The
-assembly asks `jacobians` for H (assembly/operators.py); the tangent rows of H complete each
-axis to an orthonormal frame (scaled alike), so that W_TT > 0 although R_T = 0.
+The rows act on body coordinates, not on points (their geometry, assembly/geometry.py).
 """
 import numpy as np
 
@@ -26,52 +22,14 @@ from .codes import KINDS, OUTCOMES, STATUS
 from .spring import project_admissible  # noqa: F401  (R_T = 0: the spring row's)
 
 KIND = KINDS.index("connector")
-# rows with k2 <= COORDINATE_KEYS act on body coordinates (a connector's row and its rigid limit
-# stops, unilateral rows of the Coulomb law with mu = 0: parsolve/connectors.py); their frame
-# holds the coordinates' Jacobians (`encode`)
-COORDINATE_KEYS = -(2 ** 40)
 PARAM_NAMES = ("a", "g", "c")
 SOLVE_PARAMS = 3
 CONNECTOR, FAILED = OUTCOMES.index("connector"), OUTCOMES.index("failed")
 
 
-def encode(dir_a, rot_a, dir_b, rot_b):
-    """The frame column (n, 3, 3) of connector rows: A's and B's signed, scaled axes
-    (world frame; B's zero without a body B) and whether each is a rotation."""
-    n = len(dir_a)
-    frame = np.zeros((n, 3, 3))
-    frame[:, 0], frame[:, 1] = dir_a, dir_b
-    frame[:, 2, 0], frame[:, 2, 1] = rot_a, rot_b
-    return frame
-
-
-def jacobians(frame, side_b):
-    """H (m, 3, 6) of connector incidences from their rows' frames (m, 3, 3): side A's
-    H = [f E, 0] (translation) or [0, f E] (rotation), E the axis's orthonormal frame and f
-    its scale; side B's the same of minus its axis."""
-    from ..contact.frames import frames_from_normals
-
-    d = np.where(side_b[:, None], -frame[:, 1], frame[:, 0])
-    rot = np.where(side_b, frame[:, 2, 1], frame[:, 2, 0]) > 0.5
-    scale = np.linalg.norm(d, axis=1)
-    E = frames_from_normals(d / np.where(scale > 0, scale, 1.0)[:, None]) * scale[:, None, None]
-    H = np.zeros((len(d), 3, 6))
-    H[~rot, :, :3] = E[~rot]
-    H[rot, :, 3:] = E[rot]
-    return H
-
-
-def rate(frame, v_a, w_a, v_b, w_b):
-    """The connector's rate v = f1 v_m1 - f0 v_m0 from its bodies' velocities (B's zero
-    for the ground)."""
-    rot_a, rot_b = frame[:, 2, 0] > 0.5, frame[:, 2, 1] > 0.5
-    ua = np.where(rot_a[:, None], w_a, v_a)
-    ub = np.where(rot_b[:, None], w_b, v_b)
-    return np.einsum("ni,ni->n", frame[:, 0], ua) - np.einsum("ni,ni->n", frame[:, 1], ub)
-
-
 def rows(a, g, c=None):
-    from ..interactions import PARAMS
+    """The kind and param columns of connector rows with (a, g, c) (c None: zero)."""
+    from ..tables.interactions import PARAMS
 
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g

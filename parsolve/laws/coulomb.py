@@ -27,7 +27,7 @@ SOLVE_PARAMS = 1                    # the local solve reads mu only
 
 def rows(mu, e):
     """The kind and param columns of contact rows with friction mu and restitution e."""
-    from ..interactions import PARAMS
+    from ..tables.interactions import PARAMS
 
     mu = np.asarray(mu, float)
     param = np.zeros((len(mu), PARAMS))

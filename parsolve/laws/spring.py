@@ -52,7 +52,7 @@ def linearise(force, d, U0, h, what):
 
 
 def rows(a, g):
-    from ..interactions import PARAMS
+    from ..tables.interactions import PARAMS
 
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g

@@ -1,5 +1,5 @@
-"""What the user describes: bodies, shapes, surface materials, obstacles and loads."""
-from .bodies import BOX, SPHERE, BodySet
+"""What the user describes: bodies, shapes, surface materials, obstacles and loads (the
+elements' commands come with the elements, parsolve/elements)."""
 from .model import Model
 
-__all__ = ["Model", "BodySet", "SPHERE", "BOX"]
+__all__ = ["Model"]

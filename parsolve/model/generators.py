@@ -6,17 +6,14 @@ gives each id its own uniform number (splitmix64 of id and salt), the same on 1 
 """
 import numpy as np
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
+from ..tables.keys import GOLDEN, mix
+
+_SALT = np.uint64(0x94D049BB133111EB)
 
 
 def hashed_uniform(ids, salt=0):
     """Uniform numbers in [0, 1), one per id (shape of ids), a function of (id, salt) only."""
     z = np.asarray(ids, dtype=np.int64).astype(np.uint64)
     with np.errstate(over="ignore"):
-        z = z + np.uint64(salt) * _M2 + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * _M1
-        z = (z ^ (z >> np.uint64(27))) * _M2
-        z = z ^ (z >> np.uint64(31))
+        z = mix(z + np.uint64(salt) * _SALT + GOLDEN)
     return (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53

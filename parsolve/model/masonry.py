@@ -14,11 +14,12 @@ Abutments and bases are fixed (fixed=True): obstacles, which never size the broa
 """
 import numpy as np
 
-from .. import libm, shapes
+from .. import shapes
 from ..dynamics.rotation import matrix_to_quat
 from ..errors import InputError
+from ..platform import libm
 from ..shapes import polyhedron
-from .checks import finite, positive
+from ..tables.checks import finite, orientation_quaternion, positive
 
 
 class MasonryCommands:
@@ -43,8 +44,6 @@ class MasonryCommands:
         is put at each of `centers` (k, 3), turned by `orientations` (k quaternions, rotation
         matrices or (axis, angle) pairs; default none). One template for all. Returns the
         ids (or the names, fixed=True: obstacles, default "polyhedron K")."""
-        from .model import orientation_quaternion
-
         what = "polyhedra" if ids is None else f"body {ids[0]}"
         hull, vol, moments, c, Q = polyhedron.make(what, vertices, faces)
         X = finite(f"{what}: centers", centers)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..errors import InputError
-from .checks import finite, in_range
+from ..tables.checks import finite, in_range
 
 
 class SurfaceMaterials:

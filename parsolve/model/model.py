@@ -11,51 +11,29 @@
 Every input is checked where it is given; cross-checks (duplicate ids, undefined material
 pairs, loads on unknown bodies) when the model is built. Units are SI (see bodies.py).
 """
-import contextlib
 import hashlib
 import json
 
 import numpy as np
 
-from .connectors import ConnectorCommands
-from .drivers import DriverCommands, is_signal
-from .joints import JointCommands
-from .masonry import MasonryCommands
-from .. import shapes
+from .. import elements, shapes
+from ..elements.signals import is_signal
 from ..errors import InputError
-from . import bodies as B
-from .checks import finite, positive
+from ..tables import bodies as B
+from ..tables.checks import finite, orientation_quaternion, positive
+from .masonry import MasonryCommands
 from .materials import SurfaceMaterials
 from .obstacles import Obstacles
 
-RUN_HOOK = None      # set by a command that runs a model script for something else than a run
+# what Model.run calls: parsolve.run's `run` (it sets this when imported, so that the model
+# imports no run), or a command that loads a script for something else than a run
+RUNNER = None
 
 
-def orientation_quaternion(what, orientation):
-    """A unit quaternion from a quaternion, a rotation matrix or an (axis, angle) pair."""
-    from ..dynamics.rotation import axis_angle_to_quat, matrix_to_quat
-
-    if isinstance(orientation, (tuple, list)) and len(orientation) == 2 and \
-            np.ndim(orientation[1]) == 0 and np.size(orientation[0]) == 3:
-        axis = finite(f"{what}: axis", orientation[0], (3,))
-        angle = float(finite(f"{what}: angle", orientation[1]))
-        if np.linalg.norm(axis) == 0:
-            raise InputError(f"{what}: the rotation axis is zero")
-        return axis_angle_to_quat(axis, angle)
-    if np.shape(orientation) == (3, 3):
-        R = finite(what, orientation, (3, 3))
-        if not (np.allclose(R.T @ R, np.eye(3), atol=1e-9) and np.linalg.det(R) > 0):
-            raise InputError(f"{what}: not a rotation matrix (R^T R != I or det R < 0)")
-        return matrix_to_quat(R)
-    q = finite(what, orientation, (4,))
-    if np.linalg.norm(q) == 0:
-        raise InputError(f"{what}: orientation quaternion is zero")
-    return q
-
-
-class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
-    """What the user describes: materials, obstacles, bodies, loads, joints (model/joints.py),
-    sensors. No MPI and no run: Model.run is the entry point to parsolve.run."""
+class Model(MasonryCommands, *elements.COMMANDS):
+    """What the user describes: materials, obstacles, bodies, loads, sensors, and the
+    elements' specs (joints, connectors, drivers: parsolve/elements), by kind in `elements`.
+    No MPI and no run: Model.run is the entry point to parsolve.run."""
 
     def __init__(self, gravity=(0.0, 0.0, -9.81), contact_margin=None):
         self.gravity = finite("gravity", gravity, (3,))
@@ -66,7 +44,9 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         self._chunks = []            # dicts of per-body arrays, in the order given
         self._generators = []        # (first id, count, make, material, density, mass)
         self._loads = []             # (gid, force, torque)
-        self.sensors = []             # parsolve.sensors.Sensor
+        self.sensors = []             # parsolve.io.sensors.Sensor
+        self.elements = {}            # element kind's NAME -> its specs (parsolve/elements)
+        self.periods = {}             # periodic axes: name -> (lower, upper)
         self._count = 0
 
     # -- materials and obstacles -------------------------------------------------------------
@@ -100,7 +80,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         across the boundary). For chute and shear flows and pe's periodic benchmarks; walls
         across a periodic axis make no sense and the period must exceed twice the largest
         body's diameter. Not with projection on constraints (yet)."""
-        from ..periodic import Period
+        from ..contact.periodic import Period
 
         spec = {k: v for k, v in (("x", x), ("y", y), ("z", z)) if v is not None}
         Period(spec)                                    # checks it
@@ -157,7 +137,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         m = self._mass(density, mass, shapes.sphere.volume(r), n, ids)
         inertia = np.repeat((shapes.sphere.inertia(m, r) if inertia is None else
                              self._per_body("inertia", inertia, n, ids))[:, None], 3, axis=1)
-        return self._chunk(ids, B.SPHERE, material, r, shapes.NONE, m, inertia, x,
+        return self._chunk(ids, shapes.SPHERE, material, r, shapes.NONE, m, inertia, x,
                            np.tile([1.0, 0, 0, 0], (n, 1)), velocities, angular_velocities)
 
     def box(self, center, half_extents, material, density=None, mass=None,
@@ -189,8 +169,8 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         inertia = (shapes.box.inertia(m, half) if inertia is None else
                    positive(f"body {ids[0]}: inertia", inertia, (3,))[None, :])
         self._chunks.append(self._chunk(
-            ids, B.BOX, self.materials.index(material), shapes.box.bounding_radius(half),
-            shapes.LIBRARY.add(B.BOX, half[0]), m, inertia,
+            ids, shapes.BOX, self.materials.index(material), shapes.box.bounding_radius(half),
+            shapes.LIBRARY.add(shapes.BOX, half[0]), m, inertia,
             finite(f"body {ids[0]}: center", center, (3,))[None, :],
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
@@ -210,7 +190,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         """A time series of chosen bodies, contact pairs or joints (by name) in the results
         file, every `every` steps, at /sensors/NAME (parsolve/sensors.py lists the
         quantities)."""
-        from ..sensors import Sensor
+        from ..io.sensors import Sensor
 
         if any(s.name == name for s in self.sensors):
             raise InputError(f"sensor {name!r} is defined twice")
@@ -227,21 +207,22 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         self._loads.append((int(body), f, t))
 
     # -- building ----------------------------------------------------------------------------
-    def build(self, comm=None):
-        """The bodies as a BodySet sorted by id, after the model-wide checks.
+    def build(self):
+        """All the bodies as a BodySet sorted by id, with their loads, after the model-wide
+        checks (duplicate ids, loads on unknown bodies, material pairs)."""
+        bodies, found, counts = self.part(0, 1)
+        twice = bodies.gid[1:][bodies.gid[1:] == bodies.gid[:-1]]
+        self.check(int(twice.min()) if len(twice) else None, found, counts)
+        return bodies
 
-        With a communicator of P ranks, rank r keeps only the r-th of P equal slices of the
-        bodies (the domain decomposition then sends each body to its owner), and the checks
-        (duplicate ids, loads on unknown bodies, material pairs) are made across ranks, with
-        the same outcome on every rank."""
+    def part(self, rank, size):
+        """Rank `rank`'s slice (of `size` equal slices) of the bodies, sorted by id, with their
+        constant loads; and what the model-wide checks (`check`) need of it, to be reduced over
+        the ranks by the run: which of the model's loads act on its bodies, and how many of its
+        bodies have each material. Calls the sphere generators (user code) for the slice."""
         if not self._chunks and not self._generators:
             raise InputError("the model has no bodies")
-        size, rank = (1, 0) if comm is None else (comm.size, comm.rank)
-        # a generator (user code) may fail on one rank only: all ranks agree on that before
-        # any collective below, or the others would wait in it forever
-        with (comm.collective() if comm is not None else contextlib.nullcontext()):
-            bodies = self._this_ranks_bodies(rank, size)
-        self._check_duplicates(bodies.gid, comm)
+        bodies = self._this_ranks_bodies(rank, size)
         found = np.zeros(len(self._loads), bool)
         for k, (gid, f, t) in enumerate(self._loads):
             i = np.searchsorted(bodies.gid, gid)
@@ -249,12 +230,16 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
                 bodies.force[i] += f
                 bodies.torque[i] += t
                 found[k] = True
-        if comm is not None and comm.size > 1 and len(found):
-            found = comm.allreduce_array(found.astype(np.int64), "max").astype(bool)
+        return bodies, found, np.bincount(bodies.material, minlength=len(self.materials.labels))
+
+    def check(self, duplicate, found, counts):
+        """The model-wide checks on facts reduced over all the bodies: the smallest id given
+        twice (or None), which loads act on a body, the bodies of each material."""
+        if duplicate is not None:
+            raise InputError(f"duplicate body id {duplicate}")
         if not found.all():
             raise InputError(f"load on unknown body {self._loads[int(np.argmin(found))][0]}")
-        self._check_pairs(bodies, comm)
-        return bodies
+        self._check_pairs(counts)
 
     def _this_ranks_bodies(self, rank, size):
         """Rank `rank`'s slice (of `size`) of every chunk and generator, sorted by id."""
@@ -277,21 +262,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
                np.zeros((0,) + B.FIELDS[f][0], B.FIELDS[f][1]) for f in B.FIELDS}
         return B.BodySet(len(cat["gid"]), **cat).sorted_by_gid()
 
-    @staticmethod
-    def _check_duplicates(gid, comm):
-        """gid: this rank's body ids, sorted."""
-        if comm is not None and comm.size > 1:
-            dup = comm.first_duplicate(gid)
-        else:
-            twice = gid[1:][gid[1:] == gid[:-1]]
-            dup = int(twice.min()) if len(twice) else None
-        if dup is not None:
-            raise InputError(f"duplicate body id {dup}")
-
-    def _check_pairs(self, bodies, comm=None):
-        count = np.bincount(bodies.material, minlength=len(self.materials.labels))
-        if comm is not None and comm.size > 1:
-            count = comm.allreduce_array(count.astype(np.int64), "sum")
+    def _check_pairs(self, count):
         used = np.nonzero(count)[0]
         count = count[used]
         for i, ci in zip(used, count):
@@ -306,7 +277,7 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         h = hashlib.sha256()
         defined = {"gravity": self.gravity.tolist(), "margin": self.contact_margin,
                    "materials": self.materials.state(), "obstacles": self.obstacles.names}
-        if self.__dict__.get("periods"):
+        if self.periods:
             defined["periodic"] = self.periods
         h.update(json.dumps(defined, default=str).encode())
         for arr in (self.obstacles.point, self.obstacles.normal):
@@ -316,16 +287,14 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
             # planes keeps the fingerprint it had before obstacles had shapes)
             for arr in (self.obstacles.shape, self.obstacles.template, self.obstacles.q):
                 h.update(np.ascontiguousarray(arr).tobytes())
-        if self.__dict__.get("joints") or self.__dict__.get("kinematics"):
-            h.update(json.dumps(self.joints_state(), default=str).encode())
-        if self.__dict__.get("connectors"):
-            h.update(json.dumps(self.connectors_state(), default=str).encode())
-        if self.__dict__.get("moving") or self.__dict__.get("time_loads"):
-            h.update(json.dumps(self.drivers_state(), default=str).encode())
+        for group in elements.FINGERPRINT:                 # the elements' specs
+            specs = [s for state in group for s in state(self)]
+            if specs:
+                h.update(json.dumps(specs, default=str).encode())
         for c in self._chunks:
             for f in ("gid", "shape", "material", "radius", "half", "mass", "inertia"):
                 h.update(np.ascontiguousarray(_half(c) if f == "half" else c[f]).tobytes())
-            if np.any(c["shape"] == shapes.POLYHEDRON):       # a polyhedron's geometry
+            if np.any(~np.isin(c["shape"], shapes.BY_PARAMETERS)):     # geometry by template
                 h.update(np.ascontiguousarray(c["template"]).tobytes())
         for first, count, make, material, density, mass in self._generators:
             h.update(repr((int(first), count, getattr(make, "__qualname__", ""), int(material),
@@ -336,13 +305,9 @@ class Model(JointCommands, MasonryCommands, ConnectorCommands, DriverCommands):
         """Integrate for `duration` seconds with time step `step`: parsolve.run.run, which
         makes a parsolve.Simulation (its docstring lists the options) and runs it.
 
-        A command that loads the script for another purpose (`parsolve dofs`) sets RUN_HOOK,
-        which then receives the model instead of a run."""
-        if RUN_HOOK is not None:
-            return RUN_HOOK(self, duration=duration, step=step, **options)
-        from ..run import run
-
-        return run(self, duration, step, **options)
+        A command that loads the script for another purpose (`parsolve dofs`) replaces
+        RUNNER, which then receives the model instead of a run."""
+        return RUNNER(self, duration=duration, step=step, **options)
 
     # -- helpers -----------------------------------------------------------------------------
     def _ids(self, ids, n):
@@ -398,6 +363,6 @@ def _half(chunk):
     """A chunk's box half extents (zero for other shapes): the fingerprint hashes them as it
     did before bodies had templates, so a model keeps its fingerprint."""
     half = np.zeros((len(chunk["gid"]), 3))
-    box = chunk["shape"] == B.BOX
-    half[box] = shapes.LIBRARY.params(B.BOX, chunk["template"][box])
+    box = chunk["shape"] == shapes.BOX
+    half[box] = shapes.LIBRARY.params(shapes.BOX, chunk["template"][box])
     return half

@@ -10,7 +10,7 @@ points from the obstacle to the body. Box walls are half-spaces facing inwards.
 import numpy as np
 
 from .. import shapes
-from .checks import finite, positive, unit
+from ..tables.checks import finite, positive, unit
 
 
 class Obstacles:

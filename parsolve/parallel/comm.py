@@ -64,7 +64,7 @@ class Comm:
 
     def petsc(self):
         """The same communicator as a PETSc one (PETSc objects of this run live on it)."""
-        from .. import petsc
+        from ..platform import petsc
 
         return petsc.PETSc.Comm(self.mpi)
 

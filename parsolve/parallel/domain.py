@@ -10,7 +10,7 @@ from its position, its reach and the cuts alone, so every rank computes the same
 for the same body. Copies are exact (bits are sent), and the Gauss-Seidel exchange (halo.py) sends
 new values, never increments, so all copies stay equal.
 
-Rows travel as tables (parsolve.table.Table): a table's PERSISTENT columns, as it declares
+Rows travel as tables (parsolve.tables.table.Table): a table's PERSISTENT columns, as it declares
 them, are what a row carries to another rank, whatever the table holds. Bodies are a table
 with an `x` column and `n_owned` (owned rows first, then ghosts); contacts one with `point`.
 The physics modules see none of this: they receive the held bodies and call the schedule's
@@ -37,7 +37,7 @@ class Domain:
                  periodic=None, images=None):
         """cell: the side of the partition's cells (one per axis, or one for all).
         reach: how many cells beyond a body's cell the rows it must be held for may lie
-        (parsolve.reach.Reach: cells(gid, radius, x, coarse), coarse(gid, radius), staged;
+        (parsolve.parallel.reach.Reach: cells(gid, radius, x, coarse), coarse(gid, radius), staged;
         default 1: cells at least a body diameter). row_reach: cells from a row's point to
         the cell that may own it at the next step (default 1). origin, periodic: the cells'
         origin and the number of cells per period along each axis (RCBPartition).

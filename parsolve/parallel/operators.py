@@ -9,7 +9,7 @@ def delassus_matrix(indptr, indices, blocks, comm, n_global=None):
     """PETSc Mat of block rows given as block CSR (indptr from 0, global column indices) on
     PETSc communicator `comm`; n_global: the block rows over all ranks (PETSc sums them when
     None)."""
-    from ..petsc import PETSc
+    from ..platform.petsc import PETSc
 
     n_local = len(indptr) - 1
     size = PETSc.DECIDE if n_global is None else 3 * n_global
@@ -43,7 +43,7 @@ def distributed_delassus(ld, domain, held):
     MatSetValuesBlocked; PETSc sends the rows it does not own to their owners at assembly.
     Returns (W, first global contact index of this rank).
     """
-    from ..petsc import PETSc
+    from ..platform.petsc import PETSc
 
     comm = domain.comm
     n = ld.n

@@ -21,6 +21,9 @@ SPHERE, BOX, PLANE, POLYHEDRON = sphere.KIND, box.KIND, plane.KIND, polyhedron.K
 KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron)}
 NAMES = {k: m.NAME for k, m in KINDS.items()}
 NONE = -1                 # the template key of a placed shape whose kind needs none
+# kinds the model's fingerprint hashes by their parameters (radius, half extents), every
+# other kind by its template key (fingerprints from before templates stay as they were)
+BY_PARAMETERS = (SPHERE, BOX)
 
 
 def extents(placed, rows):

@@ -13,7 +13,22 @@ TEMPLATE = 3             # template width: the half extents
 # the output cells: VTK's hexahedron lists the bottom face counter-clockwise, then the top
 CELLS = {"group": "boxes", "topology": "Hexahedron", "vtk_type": 12, "points": 8,
          "order": (0, 4, 6, 2, 1, 5, 7, 3)}
+POLYGONS = None
 CORNERS = np.array([(sx, sy, sz) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+
+
+def hull(key):
+    """The box of template `key` as a convex polyhedron (polyhedron.Hull, parsed once): the
+    polyhedra's contacts meet a box as one."""
+    from . import LIBRARY, polyhedron
+
+    half = LIBRARY.params(KIND, [key])[0]
+
+    def make(_):
+        corners = CORNERS * half
+        faces, _ = polyhedron.convex_hull("box", corners)
+        return polyhedron.Hull(corners, faces)
+    return LIBRARY.hull(KIND, key, make)
 
 
 def check(what, half):

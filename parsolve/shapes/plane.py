@@ -4,6 +4,7 @@ KIND = 2
 NAME = "plane"
 TEMPLATE = None          # a plane is its point and normal (obstacle columns)
 CELLS = None             # infinite: not drawn
+POLYGONS = None
 
 
 def distance(obstacles, k, x):

@@ -16,7 +16,8 @@ from ..errors import InputError
 KIND = 3
 NAME = "polyhedron"
 TEMPLATE = None          # variable width: LIBRARY.template(key), parsed by hull(key)
-CELLS = None             # variable cells: its faces as polygons (polygons(), io/results.py)
+CELLS = None             # variable cells: its faces as polygons (POLYGONS)
+POLYGONS = {"group": "polyhedra"}    # results draw its faces: polygons(), polygon_points()
 
 _CANONICAL = np.array([[2.0, 1.0, 1.0], [1.0, 2.0, 1.0], [1.0, 1.0, 2.0]]) / 120.0
 
@@ -272,6 +273,11 @@ def extent(placed, rows, R):
     polyhedra `rows` (R their rotation matrices): the largest |R v| over the vertices."""
     return np.array([np.abs(v - placed.x[r]).max(axis=0)
                      for v, r in zip(vertices(placed, rows, R), rows)]).reshape(-1, 3)
+
+
+def polygon_points(placed, rows):
+    """The number of points polygons() gives for the placed `rows`."""
+    return sum(len(hull(int(placed.template[r])).vertices) for r in rows)
 
 
 def polygons(placed, rows, R, first=0):

@@ -1,12 +1,13 @@
 """The sphere: a body's `radius` is all its geometry (no template), centre at the mass centre."""
 import numpy as np
 
-from .. import libm
+from ..platform import libm
 
 KIND = 0
 NAME = "sphere"
 TEMPLATE = None          # a sphere needs no template: its radius column is its shape
 CELLS = None             # drawn as a glyph on its point (ParaView: Glyph filter, scale by radius)
+POLYGONS = None
 
 
 def volume(radius):

@@ -59,8 +59,7 @@ import numpy as np
 from .. import laws
 from ..errors import InputError
 from . import kernels
-from .gauss_seidel import GaussSeidel, SolveReport
-from .gauss_seidel import CODE_NAMES, NCODES
+from .gauss_seidel import CODE_NAMES, NCODES, GaussSeidel, SolveReport
 from .residual import residual_from_parts
 from .soc import desaxce, fischer_burmeister
 
@@ -89,7 +88,7 @@ class _Workspace:
     `sweep(R, k, counts)`."""
 
     def __init__(self, W, indptr, indices, blocks, first, problem):
-        from ..petsc import PETSc
+        from ..platform.petsc import PETSc
 
         self.W, self.q, self.sums = W, problem.B, problem.sums
         self.kind, self.param = problem.kind, problem.param
@@ -203,7 +202,7 @@ class _LinearChain:
         return self.ksps[i]
 
     def _make(self, kind, options):
-        from ..petsc import PETSc
+        from ..platform.petsc import PETSc
 
         ksp = PETSc.KSP().create(comm=self.J.getComm())
         ksp.setOperators(self.J)
@@ -290,7 +289,7 @@ class SemismoothNewton:
     def __init__(self, tol=1e-10, max_iter=100, linear="auto", ksp_type="gmres",
                  pc_type="pbjacobi", proximal=True, fallback_sweeps=5, warm_sweeps=10,
                  memory=1, merit="ac"):
-        from ..petsc import PETSc
+        from ..platform.petsc import PETSc
 
         if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
             raise InputError(f"SemismoothNewton: tol must be a finite number > 0, got {tol!r}")

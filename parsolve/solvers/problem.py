@@ -12,6 +12,7 @@ import numpy as np
 
 from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
+from ..tables.keys import mix
 from . import kernels
 from .residual import coulomb_rows, residual_from_parts
 
@@ -105,7 +106,7 @@ class _Rows(Problem):
                                          omega, counts, method, tol, max_iter)
 
     def _row_keys(self):
-        return _mix(np.arange(self.n, dtype=np.uint64))
+        return mix(np.arange(self.n, dtype=np.uint64))
 
     def residual(self, R):
         return kernels.delassus_residual(self.indptr, self.indices, self.blocks, self.B,
@@ -114,7 +115,7 @@ class _Rows(Problem):
     def operator(self):
         """(W on PETSc's COMM_SELF, first row 0, and W's block rows)."""
         from ..parallel.operators import delassus_matrix
-        from ..petsc import PETSc
+        from ..platform.petsc import PETSc
 
         W = delassus_matrix(self.indptr, self.indices, self.blocks, PETSc.COMM_SELF)
         return W, 0, (self.indptr, self.indices, self.blocks)
@@ -189,7 +190,7 @@ class _Coupled(Problem):
             lo[has] = np.minimum.reduceat(gid, start)
             hi[has] = np.maximum.reduceat(gid, start)
         hi[count < 2] = -1
-        return _mix(_mix(lo.astype(np.uint64) + np.uint64(1)) + hi.astype(np.uint64))
+        return mix(mix(lo.astype(np.uint64) + np.uint64(1)) + hi.astype(np.uint64))
 
     def residual(self, R):
         kernels.body_residual(*self._inc, self.ld.H, self.B, self.kind, self.param, R, self.du,
@@ -200,7 +201,7 @@ class _Coupled(Problem):
         """(W as a PETSc Mat, this rank's first row, its block rows with global columns)."""
         if self._operator is None:
             from ..parallel.operators import delassus_matrix
-            from ..petsc import PETSc
+            from ..platform.petsc import PETSc
 
             indptr, indices, blocks, _ = self.ld.rows
             return (delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0,
@@ -209,21 +210,9 @@ class _Coupled(Problem):
         return W, first, block_csr(W)
 
 
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
-
-
-def _mix(x):
-    """SplitMix64's finaliser on a uint64 array (wrapping arithmetic)."""
-    x = np.asarray(x, np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-    return x ^ (x >> np.uint64(31))
-
-
 def shuffle_salt(seed, sweep):
     """The uint64 that orders sweep `sweep` of a solve shuffled with `seed`."""
-    return _mix(_mix(np.uint64(seed)) + np.uint64(sweep))[()]
+    return mix(mix(np.uint64(seed)) + np.uint64(sweep))[()]
 
 
 def shuffled(order, keys, salt):
@@ -231,7 +220,7 @@ def shuffled(order, keys, salt):
     their order)."""
     if len(order) < 2:
         return order
-    return order[np.argsort(_mix(keys[order] ^ salt), kind="stable")]
+    return order[np.argsort(mix(keys[order] ^ salt), kind="stable")]
 
 
 def block_csr(W):

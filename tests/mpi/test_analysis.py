@@ -5,7 +5,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.analysis import lines as L
-from parsolve.model.bodies import BOX
+from parsolve.shapes import BOX
 from parsolve.analysis.from_model import analyse_model
 from parsolve.errors import ParsolveError
 from parsolve.parallel import Comm

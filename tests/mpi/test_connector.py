@@ -14,7 +14,7 @@ from mpi4py import MPI
 import parsolve as ps
 from gathering import assert_equals_serial, gathered
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
@@ -57,9 +57,9 @@ def test_connectors_cut_by_the_partition_equal_the_serial_run_bit_for_bit():
         par.step()
         held.append(set(par.contacts.k2[par.contacts.kind == 3].tolist()))
     assert_equals_serial(par, serial)
-    for name, values in par.connectors.gather(par.comm).items():
-        np.testing.assert_array_equal(values, serial.connectors.gather(serial.comm)[name])
-    out = serial.connectors.gather(serial.comm)
+    for name, values in par.outputs("connectors").items():
+        np.testing.assert_array_equal(values, serial.outputs("connectors")[name])
+    out = serial.outputs("connectors")
     assert (out["friction_mode"] != 0).any() and (out["displacement"] != 0).all()
     mine = int((par.contacts.kind == 3).sum())         # the connectors' rows: on 2+ ranks
     assert WORLD.allreduce(mine) == 13 and WORLD.allreduce(int(mine > 0)) >= 2
@@ -71,7 +71,7 @@ def test_a_restart_continues_the_connectors_exactly():
     full = simulation(Comm(WORLD), checkpoint_dir=os.path.join(folder, "ck"),
                       checkpoint_every=30, output=os.path.join(folder, "res.h5"))
     full.run(0.06)
-    last = full.connectors.gather(full.comm)
+    last = full.outputs("connectors")
     if WORLD.rank == 0:                       # /connectors: gathered on rank 0 every step
         import h5py
 

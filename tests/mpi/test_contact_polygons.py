@@ -12,7 +12,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 from test_polyhedra import wall  # noqa: E402  (the same 210-brick wall)
 

@@ -7,7 +7,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from scenes import spheres_in_box
 
 pytestmark = pytest.mark.mpi(min_size=2)

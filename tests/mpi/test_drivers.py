@@ -10,7 +10,7 @@ from mpi4py import MPI
 import parsolve as ps
 from gathering import assert_equals_serial
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD

@@ -9,8 +9,8 @@ from mpi4py import MPI
 import parsolve as ps
 from parsolve.parallel import Comm
 from gathering import assert_equals_serial
-from parsolve.projection import Projection
-from parsolve.simulation import Simulation
+from parsolve.stepping.projection import Projection
+from parsolve.run import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD

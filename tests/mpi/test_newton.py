@@ -8,7 +8,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from scenes import spheres_in_box
 from parsolve.solvers.newton import Hybrid, SemismoothNewton
 
@@ -88,7 +88,7 @@ def test_fallbacks_are_counted_alike_at_every_rank_count():
     """-ksp_divtol 0.5 makes every Krylov solve diverge at iteration 0 at any rank count (as
     ILU(0) did on rigid sets): each is counted, LU solves in its place, and the counts of the
     parallel run equal the serial run's, on every rank."""
-    from parsolve.petsc import PETSc
+    from parsolve.platform.petsc import PETSc
 
     opts = PETSc.Options()
     opts.setValue("ksp_divtol", 0.5)

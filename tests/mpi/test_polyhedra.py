@@ -12,7 +12,7 @@ from mpi4py import MPI
 import parsolve as ps
 from parsolve.parallel import Comm
 from gathering import assert_equals_serial
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD

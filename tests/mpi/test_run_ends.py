@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import parsolve as ps
-from parsolve.io.results import _h5py
+from parsolve.io.hdf5 import h5py_module
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 
 pytestmark = pytest.mark.mpi(min_size=2)
 H = 1e-3
@@ -62,7 +62,7 @@ def test_runs_of_every_length_from_1_to_64_steps_end_and_leave_readable_files(fo
             # the summary is reduced: the same on every rank, local solves counted once
             assert comm.allgather(repr(summary)) == [repr(summary)] * comm.size
             if comm.root:
-                with _h5py().File(out, "r") as f:
+                with h5py_module().File(out, "r") as f:
                     assert f.attrs["complete"]
                     assert list(f["history/step"][()]) == list(range(1, steps + 1))
                     assert f.attrs["summary_steps"] == steps

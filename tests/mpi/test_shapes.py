@@ -8,7 +8,7 @@ from mpi4py import MPI
 import parsolve as ps
 from parsolve.parallel import Comm
 from gathering import assert_equals_serial
-from parsolve.simulation import Simulation
+from parsolve.run import Simulation
 from tests.test_shapes import container
 
 pytestmark = pytest.mark.mpi(min_size=2)

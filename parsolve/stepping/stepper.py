@@ -17,26 +17,23 @@ import time
 
 import numpy as np
 
-from . import dynamics, faults, guards
-from .assembly import LocalDynamics
-from .contact import detect
-from .errors import InputError, everywhere
-from .model.checks import positive
-from .parallel import Comm
-from .parallel.colouring import Levels
-from .parallel.domain import Domain
-from .parallel.operators import distributed_delassus
-from .interactions import Interactions
-from .joints import Joints
-from .connectors import Connectors
-from .drivers import MovingObstacles, TimeLoads
-from .kinematic import Kinematics
-from .periodic import Period
-from .reach import Reach
+from .. import dynamics, elements, laws
+from ..assembly import LocalDynamics
+from ..contact import detect
+from ..contact.periodic import Period
+from ..errors import InputError, everywhere
+from ..parallel import Comm
+from ..parallel.colouring import Levels
+from ..parallel.domain import Domain
+from ..parallel.operators import distributed_delassus
+from ..parallel.reach import Reach
+from ..platform import faults
+from ..solvers import GaussSeidel, Problem
+from ..solvers.residual import residual_from_parts
+from ..tables.checks import positive
+from ..tables.interactions import Interactions
+from . import guards
 from .projection import Projection
-from .solvers import GaussSeidel, Problem
-from . import laws
-from .solvers.residual import residual_from_parts
 
 PHASES = ("integrate", "detect", "assemble", "solve", "update", "output", "migrate",
           "communication")
@@ -44,8 +41,6 @@ GUARDS = ("warn", "error", "off")
 
 
 def empty_contacts():
-    from .interactions import Interactions
-
     return Interactions.empty()
 
 
@@ -98,21 +93,33 @@ class Stepper:
     def _set_up(self, balance_tolerance, balance):
         """The model's bodies on this rank, the contact margin, the cell (at least a body's
         diameter: broad phase, colouring and partition) and the domain that owns them."""
-        local = self.model.build(self.comm)
+        comm = self.comm
+        with comm.collective():               # a generator (user code) may fail on one rank
+            local, found, counts = self.model.part(comm.rank, comm.size)
+        self.model.check(comm.first_duplicate(local.gid),      # the model-wide checks
+                         comm.allreduce_array(found.astype(np.int64), "max").astype(bool),
+                         comm.allreduce_array(counts.astype(np.int64), "sum"))
         self.mu_table, self.e_table = self.model.materials.tables()
         rmin = self.rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
                        else 1e-6 * rmin)
-        # the joints (replicated): their rows' reach enlarges the cells if it exceeds a body's
-        self.joints = Joints(self.model.__dict__.get("joints", ()), local, self.comm)
-        # the connectors (replicated; their state lives in their rows): their reach too
-        self.connectors = Connectors(self.model.__dict__.get("connectors", ()), local,
-                                     self.comm)
-        self.cell = max(2.0 * rmax, 2.0 * self.joints.max_reach,
-                        2.0 * self.connectors.max_reach) + self.margin
+        # the elements (replicated): their rows' reach enlarges the cells if it exceeds a
+        # body's; the initial state of the bodies they refer to, gathered once for all
+        self.elements = elements.make(self.model)
+        wanted = np.unique(np.concatenate([e.bodies() for e in self.elements]).astype(np.int64))
+        mine = np.isin(local.gid, wanted)
+        parts = self.comm.allgather({f: getattr(local, f)[mine] for f in ("gid", "x", "q",
+                                                                          "radius")}) \
+            if len(wanted) else []
+        found = elements.Found(*(np.concatenate([q[f] for q in parts]) if parts else
+                                 np.zeros((0,) + local.FIELDS[f][0]) for f in
+                                 ("gid", "x", "q", "radius")))
+        for e in self.elements:
+            e.set_up(found)
+        self.cell = max([2.0 * rmax] + [2.0 * e.reach for e in self.elements]) + self.margin
         # periodic axes: centres wrapped into the period, cells stretched to divide it
-        self.period = period = Period(self.model.__dict__.get("periods", {}))
+        self.period = period = Period(self.model.periods)
         top = self.cell
         if period:
             top = period.fit(self.cell)
@@ -123,9 +130,8 @@ class Stepper:
         # the colouring's cells, from the largest (top) down to the smallest bodies'
         self.levels = Levels(top, rmin + 0.5 * self.margin, period.origin(),
                              period.cells(top))
-        linked = np.concatenate([self.joints.a, self.joints.b, self.connectors.a,
-                                 self.connectors.b]).astype(np.int64)
-        linked = np.unique(linked[linked >= 0])            # bodies with joints or connectors
+        linked = np.unique(np.concatenate([e.linked() for e in self.elements])
+                           .astype(np.int64))              # bodies with element rows
         reach = Reach(self.levels, self.margin, linked, period)
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
@@ -138,22 +144,6 @@ class Stepper:
                              periodic=period.cells(self.levels.finest),
                              images=period.images if period else None)
         self.owned = self.domain.setup(local)
-        self.kinematics = Kinematics(self.model.__dict__.get("kinematics", ()))
-        if len(self.kinematics):
-            n = self.owned.n_owned
-            found = self.comm.sum(int(np.isin(self.owned.gid[:n], self.kinematics.gid).sum()))
-            if found != len(self.kinematics):
-                raise everywhere(InputError("a kinematic body is not in the model (bodies "
-                                            f"{self.kinematics.gid.tolist()})"))
-        # the time drivers (replicated): moving obstacles, loads given as signals of t
-        self.moving = MovingObstacles(self.model.__dict__.get("moving", ()))
-        self.time_loads = TimeLoads(self.model.__dict__.get("time_loads", ()))
-        if len(self.time_loads):
-            n = self.owned.n_owned
-            found = self.comm.sum(int(np.isin(self.owned.gid[:n], self.time_loads.gid).sum()))
-            if found != len(np.unique(self.time_loads.gid)):
-                raise everywhere(InputError("a load on an unknown body (bodies "
-                                            f"{self.time_loads.gid.tolist()})"))
 
     @property
     def bodies(self):
@@ -174,35 +164,32 @@ class Stepper:
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
-        self.kinematics.start(b, self.time)             # driven bodies: v(t) from their signals
+        for e in self.elements:                     # driven bodies: v(t) from their signals
+            e.start(b, self.time)
         x0, w0 = b.x[:b.n_owned].copy(), b.w[:b.n_owned].copy()
         t_mig = clock()
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
         faults.point("detect", step, rank)
         contacts = self._detect(b, self.margin, self.time + 0.5 * h)
-        if len(self.joints):                          # the joints' rows beside the contacts
-            rows, stretch = self.joints.rows(b, self.time, h)
-            self.joints.check_reach(stretch, 0.5 * self.cell, self.comm)
-            contacts = Interactions.concat([contacts, rows])
-        if len(self.connectors):                      # the connectors' rows, state warm
-            rows, stretch = self.connectors.rows(b)
-            self.connectors.check_reach(stretch, 0.5 * self.cell, self.comm)
-            contacts = Interactions.concat([contacts, rows])
-        contacts = self._moving(contacts, b)             # no row between two driven sides
+        made = [e.rows(b, self.time, h) for e in self.elements if len(e)]
+        if made:                                      # the elements' rows beside the contacts
+            self._check_reach([stretch for _, stretch in made])
+            contacts = Interactions.concat([contacts] + [rows for rows, _ in made])
+        contacts = self._keep(contacts, b)            # no row between two driven sides
         contacts, colours, cells = self._own(contacts, b)      # stored in sweep order
         contacts.warm_start(previous)
-        if len(self.connectors):                      # their law's (a, g, c) from the state
-            with (self.comm.collective() if self.connectors.user.any()
-                  else contextlib.nullcontext()):
-                self.connectors.linearise(contacts, b, self.time, h)
+        for e in self.elements:                       # the laws' parameters from the state
+            with self.comm.collective() if e.calls_user else contextlib.nullcontext():
+                e.prepare(contacts, b, self.time, h)
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
-        self.time_loads.apply(b, self.time + 0.5 * h, h, v_free, w_free, Jinv)
-        inv_mass = self.kinematics.impose(b, self.time, h, v_free, w_free, Jinv)
-        wall = (self.moving.wall_velocity(contacts, self.time),       # rheonomic rows
-                self.moving.wall_velocity(contacts, self.time + h))
-        ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, self.comm, t=self.time,
+        inv_mass = 1.0 / b.mass
+        for e in self.elements:                       # loads of time, driven bodies
+            e.drive(b, self.time, h, v_free, w_free, Jinv, inv_mass)
+        wall = (self._wall(contacts, self.time),       # rheonomic rows
+                self._wall(contacts, self.time + h))
+        ld = LocalDynamics(contacts, b, v_free, w_free, Jinv, h, t=self.time,
                            inv_mass=inv_mass, wall=wall)
         for hook in (self.local_dynamics_hook, *self.observers):
             if hook is not None:
@@ -229,18 +216,11 @@ class Stepper:
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         U_after = ld.velocity_after(b)
         contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
-        if len(self.connectors):                      # their state after the step
-            self.connectors.update(contacts, ld.U_before, U_after, h)
+        for e in self.elements:                       # their rows' state after the step
+            e.update(contacts, ld.U_before, U_after, h)
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
-            projected = self.projection.apply(
-                b, contacts, U_after, self.joints, self.time, h, inv_mass,
-                lambda rows: self._own(rows, b), dom,
-                self.comm, 1e-4 * self.rmin,
-                lambda extra: self._moving(self._detect(b, self.margin + extra,
-                                                        self.time + h), b),
-                lambda rows: self._moving(rows, b))
-        ld.destroy()
+            projected = self._project(b, contacts, U_after, inv_mass)
         self.owned = o = b.take(np.arange(b.n_owned))
         wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
         guard = (0, [])
@@ -264,12 +244,14 @@ class Stepper:
         load_work = (np.einsum("ni,ni->n", o.force, o.x - x0)        # constant loads' work
                      + 0.5 * h * np.einsum("ni,ni->n", o.torque, w0 + o.w))
         signed = [load_work, -contact_work]
-        if len(self.time_loads):
-            signed[0] = load_work + self.time_loads.work(o, x0, w0, self.time - 0.5 * h, h)
+        for e in self.elements:                       # the work of loads given in time
+            work = e.work(o, x0, w0, self.time - 0.5 * h, h)
+            if work is not None:
+                signed[0] = signed[0] + work
         if self.period:                # centres back into the period; the jump of -m g.x
             o.x += wrap                # counts as the loads' work (the balance holds)
             signed[0] = signed[0] - o.mass * (wrap @ self.model.gravity)
-        if len(self.moving):                         # the moving obstacles' work on the bodies
+        if any(e.RHEONOMIC and len(e) for e in self.elements):   # moving sides' work
             signed.append(np.zeros(0) if wall[0] is None else
                           0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
         ke, pe, work, dissipated, *driven = self.energies(*signed)
@@ -300,15 +282,14 @@ class Stepper:
         moving obstacles where they are at time t (and across periodic boundaries)."""
         if self.period:
             return self._across(b, margin, t)
-        return detect(b, self.moving.at(self.model.obstacles, t), self.mu_table, self.e_table,
-                      margin)
+        return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin)
 
     def _across(self, b, margin, t):
         """_detect with periodic images (periodic.py): the images near a boundary join the
         bodies; a row is kept where its body A is itself, B taken as the body with its offset
         minus the image's shift."""
         index, shift = self.period.images(b.x, float(np.max(self.levels.top)))
-        obstacles = self.moving.at(self.model.obstacles, t)
+        obstacles = self._obstacles(t)
         if not len(index):                      # nothing near a boundary
             return detect(b, obstacles, self.mu_table, self.e_table, margin)
         images = b.take(index)
@@ -353,14 +334,79 @@ class Stepper:
             "does not hold their bodies: a gap far beyond the contact margin (projection "
             "with bodies of several sizes?); run on one rank or without projection"))
 
-    def _moving(self, rows, b):
-        """rows without those between two driven sides (kinematic bodies, space): nothing
-        there can move, so their W would be zero."""
-        if not len(self.kinematics):
+    def _obstacles(self, t):
+        """The obstacles where the elements place them at time t."""
+        obstacles = self.model.obstacles
+        for e in self.elements:
+            obstacles = e.obstacles(obstacles, t)
+        return obstacles
+
+    def _wall(self, rows, t):
+        """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
+        walls = [w for w in (e.wall(rows, t) for e in self.elements) if w is not None]
+        return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
+
+    def _keep(self, rows, b):
+        """rows without those the elements drop (between two driven sides: nothing there
+        can move, so their W would be zero)."""
+        keep = [k for k in (e.keep(rows, b) for e in self.elements) if k is not None]
+        if not keep:
             return rows
-        driven = np.isin(b.gid, self.kinematics.gid)
-        return rows.take(np.flatnonzero(
-            ~(driven[rows.a] & ((rows.b < 0) | driven[np.maximum(rows.b, 0)]))))
+        return rows.take(np.flatnonzero(np.logical_and.reduce(keep)))
+
+    def _check_reach(self, stretches):
+        """Collective: an element whose bodies moved farther than half a cell from its row's
+        point (a spring stretched, say, to 1.5 times its first reach) would break the ghost
+        layer and the colouring: refused by name on every rank."""
+        worst = max(stretches)
+        half_cell = 0.5 * self.cell
+        if self.comm.max(worst[0]) <= half_cell:
+            return
+        d, name = max(self.comm.allgather(worst))
+        raise everywhere(InputError(
+            f"{name}: a body moved {d:.6g} m from its row's point, beyond the reach "
+            f"{half_cell:.6g} m the cells were built for (1.5 times the elements' longest at "
+            "the start); shorten it or start it nearer to its rest length"))
+
+    def _project(self, b, contacts, U_end, inv_mass):
+        """Projection on the constraints at the step's end (projection.py): (sweeps,
+        residual, the largest violation before, over all ranks)."""
+        t, h, dom = self.time, self.h, self.domain
+        constraints = self._keep(Interactions.concat(
+            [e.constraints(b, t, h) for e in self.elements]), b)
+        worst = self.comm.max(self.projection.violation(contacts, U_end, constraints, h))
+        threshold = self.projection.threshold
+        if worst <= (1e-4 * self.rmin if threshold is None else threshold):
+            return 0, 0.0, worst
+        # the contacts at the end positions (exact gaps) within twice the worst violation: a
+        # correction that large reaches pairs the step's margin did not see (pushing two
+        # voussoirs apart closes the joints beyond them)
+        near = self._keep(self._detect(b, self.margin + 2.0 * worst, t + h), b)
+        rows, colours, cells = self._own(Interactions.concat([near, constraints]), b)
+        return self.projection.apply(
+            b, rows, h, inv_mass, dom.sums,
+            lambda ld, du: dom.schedule(b, ld.inc_body, ld.con, colours, cells, du), worst)
+
+    # -- the elements' outputs -----------------------------------------------------------------
+    def _reporting(self):
+        """The elements with outputs of their own (a results series each)."""
+        return [e for e in self.elements if len(e) and e.OUTPUTS]
+
+    def outputs(self, element, everywhere=True):
+        """The outputs of the last step of `element` (one of self.elements, or its NAME), by
+        element index (NaN for one without rows): {output: (n,)} on every rank, or
+        (everywhere=False, the results' writer) on rank 0 only (None elsewhere)."""
+        if isinstance(element, str):
+            element = next(e for e in self.elements if e.NAME == element)
+        j, vals = element.outputs()
+        rows = {"j": np.asarray(j, np.int64), "v": vals}
+        got = self.comm.gather_rows(rows) if not everywhere else \
+            {k: np.concatenate([p[k] for p in self.comm.allgather(rows)]) for k in rows}
+        if got is None:
+            return None
+        out = np.full((len(element), len(element.OUTPUTS)), np.nan)
+        out[got["j"]] = got["v"]
+        return {name: out[:, k].copy() for k, name in enumerate(element.OUTPUTS)}
 
     # -- state for checkpoints ---------------------------------------------------------------
     def snapshot(self):
@@ -379,8 +425,8 @@ class Stepper:
         fields) and `contacts` (Interactions' persistent columns) are any slice of the saved
         rows on this rank; the domain sends bodies to their owners and the contacts follow at
         the next step."""
-        from .interactions import Interactions
-        from .model.bodies import BodySet
+        from ..tables.bodies import BodySet
+        from ..tables.interactions import Interactions
 
         with self.comm.collective():
             local = BodySet(len(bodies["gid"]), **bodies)

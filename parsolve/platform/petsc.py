@@ -3,7 +3,7 @@ import os
 import shlex
 import sys
 
-from . import _env
+from . import env as _env
 
 _env.configure()
 

@@ -11,11 +11,14 @@ them and reports each key once.
 """
 import numpy as np
 
+from ..tables.keys import CONTACT, pair_code
+
 MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a sample
 
 
 def deep_overlaps(contacts, bodies, fraction, obstacle_names):
     """Contacts whose overlap exceeds `fraction` of the smaller radius: (count, reports)."""
+    contacts = contacts.take(np.flatnonzero(contacts.origin == CONTACT))
     if len(contacts) == 0:
         return 0, []
     ra = bodies.radius[contacts.a]
@@ -28,7 +31,7 @@ def deep_overlaps(contacts, bodies, fraction, obstacle_names):
         other = (f"body {int(bodies.gid[contacts.b[k]])}" if contacts.b[k] >= 0 else
                  f"obstacle {obstacle_names[int(contacts.obstacle[k])]!r}")
         depth = -float(contacts.gap[k])
-        reports.append(((int(contacts.k1[k]), int(contacts.k2[k]) // 64),
+        reports.append(((int(contacts.k1[k]), int(pair_code(contacts.k2[k]))),
                         f"body {a} and {other} overlap by {depth:.3g} m, "
                         f"{depth / rmin[k]:.0%} of the smaller radius"))
     return len(deep), reports

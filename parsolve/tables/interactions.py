@@ -1,36 +1,33 @@
 """The interactions of one step: every row of U = B + W R, whatever its law, in canonical order.
 
-Every interaction (a contact, later a joint or a connector) is a 3-D row, as in Solfec: its
-local frame has the normal (or the joint's first direction) first. The row acts at `point` on body A
-and at point + offset on body B (offset zero for a contact; a joint's two points). `kind` selects the law
-C(U, R) = 0 the row obeys (parsolve.laws); `param` holds the law's per-row parameters and
-`state` its per-row internal state (PARAMS and STATES columns, zero where a law uses fewer).
+Every interaction (a contact, a joint's or a connector's row) is a 3-D row, as in Solfec: its
+local frame has the normal (or the joint's first direction) first. A point row acts at `point`
+on body A and at point + offset on body B (offset zero for a contact, minus the image's shift
+across a periodic boundary; a joint's second point). `kind` selects the law C(U, R) = 0 the row
+obeys (parsolve.laws), and only the law's `rows()` writes its `param` (PARAMS columns, zero
+where a law uses fewer); `state` holds a law's per-row internal state (STATES columns: a
+connector's displacement, friction mode, last sticking position and limit-stop state).
+`origin` and `geometry` say what made the row and how H takes its velocity (tables/keys.py,
+which also declares the keys).
 
 Body-side convention: a row couples body A and body B (B may be an obstacle, index -1);
 the normal points from B to A; U is the velocity of A's point relative to B's, in the local
 frame; U_N > 0 separates; R is the impulse on A (B receives -R).
 
-Each row has a key (k1, k2) that depends only on global ids: k1 = gid of A,
-k2 = (code of B) * 64 + feature, where the code of B is its gid + 2**20 for a body and its
-obstacle index for an obstacle, and feature tells apart several points of one pair (box
-vertices). Detection returns contacts sorted by key; the stepper then stores them in sweep
-order (colour, then key; parallel/colouring.py). Neither depends on the partition, and a
-row that persists keeps its key (its reaction warm-starts the next solve).
+Detection returns contacts sorted by key; the stepper then stores rows in sweep order (colour,
+then key; parallel/colouring.py). Neither depends on the partition.
 """
 import numpy as np
 
 from .table import Table
 
-OBSTACLE_CODES = 2 ** 20
-FEATURES = 64
-
 PARAMS = 4          # per-row law parameters (Coulomb: mu, e)
-STATES = 4          # per-row law state (a connector's displacement, friction mode, last sticking
-                    # position and limit-stop state: parsolve/connectors.py)
+STATES = 4          # per-row law state
 
 FIELDS = {
     "a": ((), np.int64), "b": ((), np.int64), "obstacle": ((), np.int64),
     "k1": ((), np.int64), "k2": ((), np.int64),
+    "origin": ((), np.int8), "geometry": ((), np.int8),
     "point": ((3,), float), "offset": ((3,), float), "frame": ((3, 3), float),
     "gap": ((), float),
     "kind": ((), np.int8), "param": ((PARAMS,), float), "state": ((STATES,), float),
@@ -40,14 +37,9 @@ FIELDS = {
 
 class Interactions(Table):
     """The rows one rank owns. PERSISTENT: what a restart and a row changing rank need (the
-    key, the point that decides the owner, the warm start and the law's state)."""
+    key and origin, the point that decides the owner, the warm start and the law's state)."""
     FIELDS = FIELDS
-    PERSISTENT = ("k1", "k2", "point", "R", "state")
-
-    @staticmethod
-    def key2(b_gid, obstacle, feature):
-        code = np.where(obstacle >= 0, obstacle, b_gid + OBSTACLE_CODES)
-        return code * FEATURES + feature
+    PERSISTENT = ("k1", "k2", "origin", "point", "R", "state")
 
     def canonical(self):
         return self.take(np.lexsort((self.k2, self.k1)))
@@ -68,6 +60,3 @@ class Interactions(Table):
         self.R[new] = previous.R[old]
         self.state[new] = previous.state[old]
         return len(new)
-
-
-ContactSet = Interactions          # the name of the contact-only days

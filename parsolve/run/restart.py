@@ -3,7 +3,7 @@ damaged file does not end a job chain), the warm start on another step size, and
 the continued leg's results file."""
 import os
 
-from .errors import CollectiveError
+from ..errors import CollectiveError
 
 
 def resume(sim, path, say):
@@ -11,7 +11,7 @@ def resume(sim, path, say):
     checkpoint directory for "auto". Returns (the checkpoint read, the results segments that
     hold the history up to it), or None for a fresh start ("auto" and no checkpoint yet);
     say(text): a line on rank 0."""
-    from .io import checkpoint
+    from ..io import checkpoint
 
     policy = sim.checkpoints
     candidates = [path]

@@ -3,7 +3,7 @@ and its text. The summary is plain data (a dict of numbers and strings), equal o
 so that what is printed, written to the results file and returned is one and the same."""
 import numpy as np
 
-from .stepper import PHASES
+from ..stepping.stepper import PHASES
 
 MEMORY = ("body_bytes", "ghost_bytes", "contact_bytes", "exchange_bytes", "peak_rss_bytes")
 PER_RANK = ("bodies", "ghosts", "local_contacts")

@@ -15,14 +15,14 @@ import time
 
 import numpy as np
 
-from . import faults
-from .errors import InputError, everywhere
-from .io.checkpoint import CheckpointPolicy
-from .io.results import ResultsWriter, history_names, parts_dir
-from .model.checks import finite, positive
+from ..errors import InputError, everywhere
+from ..io.checkpoint import CheckpointPolicy
+from ..io.results import ResultsWriter, history_names, parts_dir
+from ..platform import faults
+from ..stepping.stepper import Stepper, empty_contacts
+from ..tables.checks import finite, positive
 from .report import Tally, format_summary, summarise
 from .restart import leg_output, resume
-from .stepper import Stepper, empty_contacts
 
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
 GUARD_LINES = 10     # physics-guard warnings printed in a run (all are counted)
@@ -111,7 +111,7 @@ class Simulation(Stepper):
     guards (guards.py): contacts deeper than max_overlap times the smaller radius, bodies
     moving more than max_travel times their radius in a step. overrides: Overrides that take
     precedence over these arguments (default: COMMAND_LINE, those of `parsolve run`).
-    projection: True (or a parsolve.projection.Projection) projects positions onto the
+    projection: True (or a parsolve.stepping.projection.Projection) projects positions onto the
     constraints after each step (off by default: one more solve per step).
     """
 
@@ -140,7 +140,7 @@ class Simulation(Stepper):
         super().__init__(model, step, solver, comm, verify_every, balance_tolerance, balance,
                          guards, max_overlap, max_travel, projection)
         if o.fclib_step is not None:
-            from .io.fclib import export_step
+            from ..io.fclib import export_step
 
             with self.comm.collective():
                 export_step(self, o.fclib_out or f"step{o.fclib_step}.fclib.h5", o.fclib_step)
@@ -181,9 +181,11 @@ class Simulation(Stepper):
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
                     names=history_names(getattr(self.solver, "event_names", ())))
         sensors = self._sensors_ready() if writer is not None else []
-        if writer is not None and len(self.connectors):  # /connectors: one row per step
-            writer.add_series("connectors", self.connectors.columns(),
-                              {"names": json.dumps(self.connectors.names)})
+        if writer is not None:                   # an element's outputs: one row per step
+            for e in self._reporting():
+                writer.add_series(e.NAME, [("step", np.int64, ()), ("time", float, ())] +
+                                  [(name, float, (len(e),)) for name in e.OUTPUTS],
+                                  {"names": json.dumps(e.names)})
         if writer is not None and writer.missing:
             self._say(f"warning: results parts {', '.join(writer.missing)} of the earlier "
                       "legs are gone: the history has a gap before this leg")
@@ -236,10 +238,9 @@ class Simulation(Stepper):
             if writer is not None:
                 writer.record(row)
                 self._sample(sensors, writer)
-                if len(self.connectors):
+                for e in self._reporting():
                     writer.record(dict(step=self.step_count, time=self.time,
-                                       **(self.connectors.gather(self.comm, False) or {})),
-                                  "connectors")
+                                       **(self.outputs(e, everywhere=False) or {})), e.NAME)
                 if checkpoint or flush_time:          # the history so far survives a crash
                     parts = writer.close_segment()
                     last_flush = time.time()
@@ -325,7 +326,7 @@ class Simulation(Stepper):
         with self.comm.collective():
             for s in sensors:
                 s.resolve(self.model.obstacles.names,
-                          [j["name"] for j in self.model.__dict__.get("joints", [])])
+                          [j["name"] for j in self.model.elements.get("joints", [])])
         for s in sensors:
             if s.bodies is not None:
                 n = self.owned.n_owned

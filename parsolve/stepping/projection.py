@@ -22,11 +22,11 @@ orientations by the exponential map, so |Q| = 1 holds by construction (the notes
 """
 import numpy as np
 
-from .assembly import LocalDynamics
-from .dynamics.rotation import rotate_spatial
-from .interactions import Interactions
-from .joints import POSITIONAL
-from .solvers import GaussSeidel, Problem
+from ..assembly import LocalDynamics
+from ..dynamics.rotation import rotate_spatial
+from ..laws import bilateral
+from ..solvers import GaussSeidel, Problem
+from ..tables.keys import CONTACT
 
 
 class Projection:
@@ -40,51 +40,43 @@ class Projection:
         self.threshold = threshold
         self.solver = GaussSeidel(tol=tol, max_iter=max_iter)
 
-    def apply(self, b, contacts, U_end, joints, t, h, inv_mass, own, domain, comm,
-              threshold, detect, moving):
-        """Correct the held bodies b (positions at t + h, in place). contacts: the step's rows
-        with U_end their velocities at t + h; own(rows): the rows this rank owns in sweep
-        order, the colours and the cells (Stepper._own); threshold: self.threshold's default;
-        detect(extra): the contacts at b's positions within the step's margin + extra;
-        moving(rows): rows without those between two driven sides. Returns (sweeps,
-        residual, the largest violation before, over all ranks)."""
-        threshold = self.threshold if self.threshold is not None else threshold
-        touch = contacts.k2 >= 0                                 # contacts, not joints
+    @staticmethod
+    def violation(contacts, U_end, constraints, h):
+        """The largest violation of this rank's rows at the step's end: the step's contacts
+        (their gaps carried to the end, g + h/2 U_N(t+h)) and the positional constraints
+        `constraints` (bilateral rows made at the end positions)."""
+        touch = contacts.origin == CONTACT
         gap_end = contacts.gap[touch] + 0.5 * h * U_end[touch, 0]
-        joint_rows = moving(joints.rows(b, t, h, types=POSITIONAL)[0])
-        worst = comm.max(float(max(np.maximum(-gap_end, 0.0).max(initial=0.0),
-                                   np.abs(_joint_violation(joint_rows, h)).max(initial=0.0))))
-        if worst <= threshold:
-            return 0, 0.0, worst
-        # the contacts at the end positions (exact gaps) within twice the worst violation: a
-        # correction that large reaches pairs the step's margin did not see (pushing two
-        # voussoirs apart closes the joints beyond them)
-        rows, colours, cells = own(Interactions.concat([detect(2.0 * worst), joint_rows]))
+        return float(max(np.maximum(-gap_end, 0.0).max(initial=0.0),
+                         np.abs(_constraint_violation(constraints, h)).max(initial=0.0)))
+
+    def apply(self, b, rows, h, inv_mass, sums, schedule, worst):
+        """Correct the held bodies b (positions at t + h, in place) with the rows this rank
+        owns in sweep order (contacts at the end positions, then constraints); sums: the
+        exact sums over ranks; schedule(ld, du): the sweep's order and exchange. Returns
+        (sweeps, residual, worst)."""
         n = len(rows)
-        joint = rows.k2 < 0
+        constraint = rows.origin != CONTACT
         violation = np.zeros((n, 3))
-        violation[~joint, 0] = rows.gap[~joint]
-        violation[joint] = _joint_violation(rows.take(np.flatnonzero(joint)), h)
-        m = rows.param[:, 0].astype(int)
+        violation[~constraint, 0] = rows.gap[~constraint]
+        violation[constraint] = _constraint_violation(rows.take(np.flatnonzero(constraint)), h)
+        m = bilateral.components(rows.param)
         param = np.zeros((n, 1))                 # contacts frictionless: mu = 0
-        param[joint, 0] = m[joint]
+        param[constraint, 0] = m[constraint]
         Jinv = b.inverse_inertia_world()
         Jinv[inv_mass == 0.0] = 0.0              # kinematic bodies are not moved
         zero = np.zeros((len(b), 3))
-        pld = LocalDynamics(rows, b, zero, zero, Jinv, h, comm, inv_mass=inv_mass)
+        pld = LocalDynamics(rows, b, zero, zero, Jinv, h, inv_mass=inv_mass)
         pld.B, pld.kind, pld.param = violation, np.ascontiguousarray(rows.kind), param
         du = np.zeros((len(b), 6))
-        schedule = domain.schedule(b, pld.inc_body, pld.con, colours, cells, du)
-        report = self.solver.solve(Problem.coupled(pld, du, schedule, sums=domain.sums),
+        report = self.solver.solve(Problem.coupled(pld, du, schedule(pld, du), sums=sums),
                                    np.zeros((n, 3)))
-        pld.destroy()
         b.x[:] += du[:, :3]
         b.q[:] = rotate_spatial(b.q, du[:, 3:], 1.0)
-
         return report.iterations, report.residual, worst
 
 
-def _joint_violation(rows, h):
-    """The positional joints' violations e(t+h) = h * shift (parsolve/joints.py), (n, 3)."""
-    m = rows.param[:, 0].astype(int)
-    return h * rows.param[:, 1:4] * (np.arange(3)[None, :] < m[:, None])
+def _constraint_violation(rows, h):
+    """The positional constraints' violations e(t+h) = h * shift (bilateral rows), (n, 3)."""
+    m = bilateral.components(rows.param)
+    return h * bilateral.shift(rows.param) * (np.arange(3)[None, :] < m[:, None])

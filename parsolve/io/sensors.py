@@ -23,8 +23,8 @@ import json
 
 import numpy as np
 
-from .contact.contactset import FEATURES, OBSTACLE_CODES
-from .errors import InputError
+from ..errors import InputError
+from ..tables.keys import CONTACT, JOINT, NAMESPACES, OBSTACLE_CODES, pair_code
 
 BODY_QUANTITIES = {"x": 3, "q": 4, "v": 3, "w": 3, "contact_force": 3, "contact_torque": 3}
 PAIR_QUANTITIES = {"force": 3, "points": 1}
@@ -97,7 +97,7 @@ class Sensor:
                 self._index += hit
                 self._names += [joint_names[k] for k in hit]
             self._index = np.array(self._index, np.int64)
-            self._row_of = {int(-1 - j): r for r, j in enumerate(self._index)}   # by k2
+            self._row_of = {int(j): r for r, j in enumerate(self._index)}   # by joint
             return
         if self.pairs is None:
             return
@@ -124,12 +124,15 @@ class Sensor:
                     "contact_force": mine.mass[:, None] * du[at, :3] / h,
                     "contact_torque": np.einsum("nij,nj->ni", mine.inertia_world(),
                                                 du[at, 3:]) / h}
-        if self.joints is not None:                    # a joint's row has k2 = -1 - index
-            c = np.flatnonzero(np.isin(contacts.k2, list(self._row_of)))
-            p = np.array([self._row_of[int(k)] for k in contacts.k2[c]], np.int64)
+        if self.joints is not None:
+            joint = np.flatnonzero(contacts.origin == JOINT)
+            index = NAMESPACES[JOINT].index(contacts.k2[joint])
+            c = joint[np.isin(index, self._index)]
+            p = np.array([self._row_of[int(j)] for j in NAMESPACES[JOINT].index(
+                contacts.k2[c])], np.int64)
             force = np.einsum("kji,kj->ki", contacts.frame[c], contacts.R[c]) / h
             return {"pair": p.astype(np.int64), "k2": contacts.k2[c], "force": force}
-        code = contacts.k2 // FEATURES
+        code = np.where(contacts.origin == CONTACT, pair_code(contacts.k2), -1)
         match = (contacts.k1[:, None] == self._keys[None, :, 0]) & \
             (code[:, None] == self._keys[None, :, 1])
         c, p = np.nonzero(match)

@@ -10,8 +10,8 @@ PARSOLVE_KERNELS=python or the extension is not built). Any shape; a scalar give
 """
 import numpy as np
 
+from .._kernels import compiled
 from . import libm_twin
-from ._kernels import compiled
 
 NAMES = ("sin", "cos", "exp", "log", "arcsin", "arctan2", "power")
 _modules = compiled("libm")

@@ -18,8 +18,8 @@ import itertools
 
 import numpy as np
 
-from .errors import InputError
-from .model.checks import finite
+from ..errors import InputError
+from ..tables.checks import finite
 
 AXES = "xyz"
 

@@ -7,17 +7,13 @@ Conventions (SI units, stated once here):
 - w: angular velocity in the world (spatial) frame [rad/s];
 - mass [kg]; inertia: principal moments in the body frame [kg m^2] (body axes are principal);
 - force, torque: constant applied loads in the world frame [N], [N m] (gravity is separate);
-- shape: the shape kind (parsolve/shapes: 0 sphere, 1 box, 3 polyhedron), template: its
-  parameters' key (a box's half extents, a polyhedron's vertices and faces) in
+- shape: the shape kind (parsolve.shapes' KIND codes), template: its parameters' key (a box's half extents, a polyhedron's vertices and faces) in
   shapes.LIBRARY, so that every row has the same width.
 Rows [0, n_owned) are owned by this rank; rows beyond are read-only ghost copies.
 """
 import numpy as np
 
-from ..table import Table
-
-SPHERE, BOX, POLYHEDRON = 0, 1, 3
-SHAPE_NAMES = {SPHERE: "sphere", BOX: "box", POLYHEDRON: "polyhedron"}
+from .table import Table
 
 FIELDS = {  # name: (trailing shape, dtype)
     "gid": ((), np.int64),

@@ -8,17 +8,106 @@ v+ - c'(t) = -e (v- - c'(t)) (Siconos' notes on the cam-follower, eq. 11.2). A c
 follower-axis form of that system: a half-space of normal n (the follower's direction of lift)
 whose offset along n is the lift profile c(theta), theta = omega t + phase, on a shaft turning
 at omega (the constraint u >= c(t) of the notes' valve train).
+
+At run time both are elements (MovingObstacles, TimeLoads), replicated on every rank (a few
+signals each) and applied to whatever rows a rank holds. Detection sees a moving obstacle at
+its place at the detection time (the half step); a row with a moving obstacle gets the
+obstacle's velocity in its local frame at t (for the impact law's U(t)) and at t + h (for B),
+which the assembly subtracts from the body side (U = H u - w: a rheonomic row). The driver's
+work on the bodies, R . (w(t) + w(t+h)) / 2, enters the energy balance as a load's work, and
+so does a time load's. Every signal is evaluated on every rank, rows or not: a callable that
+fails, fails everywhere at once.
 """
+import copy
+
 import numpy as np
 
-from ..errors import InputError
-from .checks import finite, unit
-from .joints import MotionSignal
+from ..errors import InputError, everywhere
+from ..tables.checks import finite, unit
+from .base import Element
+from .signals import MotionSignal
+
+
+class MovingObstacles(Element):
+    NAME = "moving"
+    RHEONOMIC = True
+
+    def __init__(self, specs):
+        super().__init__(specs)
+        self.index = np.array([m["index"] for m in self.specs], np.int64)
+
+    def obstacles(self, obstacles, t):
+        """The obstacles with the moving ones at their place at time t (a copy; the model's
+        stay at their initial places)."""
+        if not len(self):
+            return obstacles
+        moved = copy.copy(obstacles)
+        moved.point = obstacles.point.copy()
+        for k, m in zip(self.index, self.specs):
+            moved.point[k] = obstacles.point[k] + m["displacement"](t)
+        return moved
+
+    def wall(self, rows, t):
+        """(n, 3): each row's obstacle velocity at t in the row's local frame (zero for rows
+        without a moving obstacle), or None when no row has one."""
+        if not len(self):
+            return None
+        v = {int(k): m["velocity"](t) for k, m in zip(self.index, self.specs)}
+        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0)) \
+            if len(rows) else []
+        if not len(hit):
+            return None
+        world = np.array([v[int(k)] for k in rows.obstacle[hit]])
+        out = np.zeros((len(rows), 3))
+        out[hit] = np.einsum("nij,nj->ni", rows.frame[hit], world)
+        return out
+
+
+class TimeLoads(Element):
+    NAME = "time_loads"
+
+    def __init__(self, specs):
+        super().__init__(specs)
+        self.gid = np.array([s["body"] for s in self.specs], np.int64)
+
+    def bodies(self):
+        return np.unique(self.gid)
+
+    def set_up(self, found):
+        missing = [int(g) for g in self.gid if g not in found]
+        if missing:
+            raise everywhere(InputError(f"load on an unknown body (bodies "
+                                        f"{self.gid.tolist()})"))
+
+    def _held(self, held, upto, t):
+        """(row, force, torque) of each load on a held body."""
+        values = [(s["force"](t), s["torque"](t)) for s in self.specs]
+        for (f, T), s in zip(values, self.specs):
+            for r in np.flatnonzero(held.gid[:upto] == s["body"]):
+                yield r, f, T
+
+    def drive(self, held, t, h, v_free, w_free, Jinv, inv_mass):
+        """Add h M^-1 (F, T) at the step's midpoint t + h / 2 to the held bodies' free
+        velocities."""
+        if not len(self):
+            return
+        for r, f, T in self._held(held, len(held), t + 0.5 * h):
+            v_free[r] += h * f / held.mass[r]
+            w_free[r] += h * Jinv[r] @ T
+
+    def work(self, owned, x0, w0, t_mid, h):
+        """Per owned body: the time loads' work over the step, F . dx + h T . (w0 + w) / 2."""
+        if not len(self):
+            return None
+        out = np.zeros(owned.n_owned)
+        for r, f, T in self._held(owned, owned.n_owned, t_mid):
+            out[r] += f @ (owned.x[r] - x0[r]) + 0.5 * h * T @ (w0[r] + owned.w[r])
+        return out
 
 
 class DriverCommands:
-    """Model commands of the time drivers (a mixin: the lists live in self.moving and
-    self.time_loads)."""
+    """Model commands of the time drivers (a mixin: the specs in model.elements["moving"] and
+    model.elements["time_loads"])."""
 
     def move(self, obstacle, displacement, velocity=None):
         """Translate the obstacle named `obstacle` by displacement(t) [m] (a 3-vector
@@ -29,7 +118,7 @@ class DriverCommands:
         if obstacle not in names:
             raise InputError(f"move: no obstacle named {obstacle!r} (the model has "
                              f"{', '.join(map(repr, names)) or 'none'})")
-        moving = self.__dict__.setdefault("moving", [])
+        moving = self.elements.setdefault(MovingObstacles.NAME, [])
         what = f"moving obstacle {obstacle!r}"
         if any(m["name"] == obstacle for m in moving):
             raise InputError(f"{what}: already moves")
@@ -58,7 +147,7 @@ class DriverCommands:
         self.half_space(p, n, material, name=name)
         self.move(name, lambda t: lift(omega * t + phase) * n,
                   velocity=lambda t: dlift(omega * t + phase) * omega * n)
-        self.__dict__["moving"][-1]["cam"] = {"speed": omega, "phase": phase,
+        self.elements[MovingObstacles.NAME][-1]["cam"] = {"speed": omega, "phase": phase,
                                               "profile": getattr(profile, "__qualname__",
                                                                  repr(profile))}
         return name
@@ -67,24 +156,19 @@ class DriverCommands:
         """Model.load with a signal: force(t) [N], torque(t) [N m], world frame, applied at
         each step's midpoint time."""
         what = f"load on body {body}"
-        self.__dict__.setdefault("time_loads", []).append(
+        self.elements.setdefault(TimeLoads.NAME, []).append(
             {"body": int(body), "force": MotionSignal(f"{what}: force", force),
              "torque": MotionSignal(f"{what}: torque", torque)})
 
-    def drivers_state(self):
-        """What defines the moving obstacles and time loads, for the model's fingerprint."""
-        out = [{"moving": m["name"], "displacement": m["displacement"].state(),
-                "velocity": m["velocity"].state(), "cam": m.get("cam")}
-               for m in self.__dict__.get("moving", [])]
-        out += [{"load": t["body"], "force": t["force"].state(), "torque": t["torque"].state()}
-                for t in self.__dict__.get("time_loads", [])]
-        return out
 
-
-def is_signal(value):
-    """A time signal (a callable, or a spline (times, values)) rather than a constant."""
-    return callable(value) or (isinstance(value, tuple) and len(value) == 2
-                               and np.ndim(value[1]) == 2)
+def state(model):
+    """What defines the moving obstacles and time loads, for the model's fingerprint."""
+    out = [{"moving": m["name"], "displacement": m["displacement"].state(),
+            "velocity": m["velocity"].state(), "cam": m.get("cam")}
+           for m in model.elements.get(MovingObstacles.NAME, [])]
+    out += [{"load": t["body"], "force": t["force"].state(), "torque": t["torque"].state()}
+            for t in model.elements.get(TimeLoads.NAME, [])]
+    return out
 
 
 def _spline_slopes(d):

@@ -1,0 +1,317 @@
+"""Joints (bilateral constraints), as Solfec defines them: commands that restrain the absolute
+motion of a point of a body, or the relative motion of points of two bodies. Each joint becomes
+one 3-D row of U = B + W R per step, whose law (parsolve.laws) is:
+
+- fix_point (Solfec's FIX_POINT): U = 0, the bilateral law with 3 equalities;
+- fix_direction (FIX_DIRECTION): U_N = 0 along a fixed world direction, R_T = 0;
+- prescribe (SET_DISPLACEMENT / SET_VELOCITY / SET_ACCELERATION): U_N = velo(t) along a fixed
+  direction, R_T = 0; velo is the velocity signal, the displacement signal differentiated over
+  the step or the acceleration signal integrated from 0;
+- rigid_link (PUT_RIGID_LINK): U_N = 0 along the line through the two points, R_T = 0;
+- spring (PUT_SPRING): R_N = h user_force(d, d') along that line, R_T = 0, d the stretch (the
+  spring law, implicit in the step's end velocity, so it is stable for any stiffness).
+
+Points are given in world coordinates in the initial configuration and move with their bodies.
+`other=None` means the world (a fixed point of space). Joint rows carry the key
+(gid of the body, -1 - joint index): tables/keys.py's joint namespace.
+
+At run time (Joints), every step one row of U = B + W R per joint, next to the contacts
+detection finds.
+The joints are replicated on every rank (a few numbers each), like the obstacles. A rank builds
+the rows of the joints whose bodies it holds (owned or ghost); the row belongs, as a contact
+does, to the rank that owns its point, A's point at the half step. The row's bodies lie within
+its `reach` of that point; the cells of the partition and the colouring are at least twice the
+largest reach (Stepper), so the owner holds both bodies and rows of one colour never share a
+body: the trajectory does not depend on the ranks. A spring that stretches beyond the reach it
+had is refused by name (never silently wrong).
+
+Drift: the velocity-level rows let positions drift; each bilateral row's free term carries
+e / h, e the constraint's violation at the half step (as a contact's carries gap / h), so a
+violation decays instead of growing. The prescribed motions add -velo(t + h) (for a
+displacement, the velocity that ends the step on it).
+"""
+import numpy as np
+
+from ..contact.frames import frames_from_normals
+from ..dynamics.rotation import quat_to_matrix
+from ..errors import InputError, everywhere
+from ..laws import bilateral, spring
+from ..tables.checks import body_id, finite, positive, unit
+from ..tables.interactions import Interactions
+from ..tables.keys import JOINT, NAMESPACES
+from .base import Element, lookup
+from .signals import Signal
+
+TYPES = ("fix_point", "fix_direction", "prescribe", "rigid_link", "spring")
+
+POSITIONAL = ("fix_point", "fix_direction", "rigid_link")   # position constraints (projection)
+REACH_SLACK = 1.5     # the cells hold rows whose bodies move to 1.5 times their first reach
+
+
+class Joints(Element):
+    """The joints at run time: one row each per step (see the module's docstring)."""
+    NAME = "joints"
+
+    def __init__(self, specs):
+        super().__init__(specs)
+        self.type = np.array([s["type"] for s in self.specs], dtype=object)
+        self.a = np.array([s["body"] for s in self.specs], np.int64)
+        self.b = np.array([s["other"] for s in self.specs], np.int64)
+
+    def bodies(self):
+        return np.unique(np.concatenate([self.a, self.b[self.b >= 0]]))
+
+    linked = bodies
+
+    def set_up(self, found):
+        """Each joint's points in its bodies' frames, its direction and rest length, and the
+        reach of its row, from its bodies' initial state."""
+        n = len(self)
+        for s in self.specs:
+            for g in (s["body"], s["other"]):
+                if g >= 0 and g not in found:
+                    raise everywhere(InputError(f"joint {s['name']!r}: unknown body {g}"))
+        self.pa = np.zeros((n, 3))          # A's point, A's body frame
+        self.pb = np.zeros((n, 3))          # B's point in B's body frame, or a world point
+        self.direction = np.zeros((n, 3))
+        self.L0 = np.zeros(n)
+        self.c0 = np.zeros(n)               # fix_direction: the initial offset along it
+        reach = np.zeros(n)
+        for j, s in enumerate(self.specs):
+            ka = found.at(s["body"])
+            xa, Ra = found.x[ka], quat_to_matrix(found.q[ka][None])[0]
+            pa = s["point"]
+            pb = pa if s["other_point"] is None else s["other_point"]
+            if np.linalg.norm(pa - xa) > 2.0 * found.radius[ka]:
+                raise everywhere(InputError(
+                    f"joint {s['name']!r}: point {pa.tolist()} lies far outside body "
+                    f"{s['body']} (centre {xa.tolist()}, radius {found.radius[ka]:g})"))
+            self.pa[j] = Ra.T @ (pa - xa)
+            reach[j] = np.linalg.norm(pa - xa)
+            if s["other"] >= 0:
+                kb = found.at(s["other"])
+                xb, Rb = found.x[kb], quat_to_matrix(found.q[kb][None])[0]
+                self.pb[j] = Rb.T @ (pb - xb)
+                reach[j] = max(reach[j], np.linalg.norm(pa - xb))
+            else:
+                self.pb[j] = pb
+            if "direction" in s:
+                self.direction[j] = s["direction"]
+                self.c0[j] = (pa - pb) @ s["direction"]
+            self.L0[j] = np.linalg.norm(pa - pb)
+            if s["type"] in ("rigid_link", "spring") and self.L0[j] == 0.0:
+                raise everywhere(InputError(f"joint {s['name']!r}: its two points coincide: "
+                                            "no direction (use fix_point)"))
+        self.reach = REACH_SLACK * float(reach.max()) if n else 0.0
+
+    def constraints(self, held, t, h):
+        return self.rows(held, t, h, types=POSITIONAL)[0]
+
+    def rows(self, held, t, h, types=None):
+        """The rows (Interactions) of the joints whose bodies `held` holds, at the half step
+        (held's positions) and the step [t, t + h]; and (d, name): the largest distance from
+        a row's point to one of its bodies, and that joint's name. types: only joints of
+        these types (default all)."""
+        if not len(self):
+            return Interactions.empty(), (0.0, "")
+        # every rank evaluates every prescribed signal, rows or not: a callable that fails
+        # stops all ranks with one named error
+        signal = {j: self.specs[j]["value"](t + h) if self.specs[j]["signal"] != "acceleration"
+                  else self.specs[j]["value"].integral(t + h)
+                  for j in np.flatnonzero(self.type == "prescribe")
+                  if types is None or "prescribe" in types}
+        ia, ib = lookup(held.gid, self.a), lookup(held.gid, self.b)
+        wanted = np.ones(len(self), bool) if types is None else np.isin(self.type, types)
+        use = np.flatnonzero((ia >= 0) & ((self.b < 0) | (ib >= 0)) & wanted)
+        n = len(use)
+        if n == 0:
+            return Interactions.empty(), (0.0, "")
+        a, b = ia[use], ib[use]
+        two = self.b[use] >= 0
+        Ra = quat_to_matrix(held.q[a])
+        pa = held.x[a] + np.einsum("nij,nj->ni", Ra, self.pa[use])
+        pb = self.pb[use].copy()
+        if two.any():
+            Rb = quat_to_matrix(held.q[b[two]])
+            pb[two] = held.x[b[two]] + np.einsum("nij,nj->ni", Rb, self.pb[use][two])
+        # the points' velocities at the step's start (springs' rates)
+        va = held.v[a] + np.cross(held.w[a], pa - held.x[a])
+        vb = np.zeros((n, 3))
+        if two.any():
+            vb[two] = held.v[b[two]] + np.cross(held.w[b[two]], pb[two] - held.x[b[two]])
+        frame = np.tile(np.eye(3), (n, 1, 1))
+        shift = np.zeros((n, 3))
+        types = self.type[use]
+        e = pa - pb
+        dist = np.linalg.norm(e, axis=1)
+        for k, j in enumerate(use):
+            kind_j = types[k]
+            if kind_j == "fix_point":
+                shift[k] = e[k] / h
+                continue
+            if kind_j in ("rigid_link", "spring"):
+                normal = e[k] / dist[k]
+            else:
+                normal = self.direction[j]
+            frame[k] = _frame(normal)
+            if kind_j == "fix_direction":
+                shift[k, 0] = (e[k] @ normal - self.c0[j]) / h
+            elif kind_j == "rigid_link":
+                shift[k, 0] = (dist[k] - self.L0[j]) / h
+            elif kind_j == "prescribe":
+                shift[k, 0] = -self._velocity(j, signal[j], h,
+                                              (pa[k] - self.specs[j]["point"]) @ normal)
+        law = bilateral.rows(np.where(types == "fix_point", 3, 1), shift)
+        springs = np.flatnonzero(types == "spring")
+        if len(springs):
+            sj = use[springs]
+            rate = np.einsum("ni,ni->n", va[springs] - vb[springs], frame[springs, 0])
+            pull = spring.rows(*spring.linearise([self.specs[j]["force"] for j in sj],
+                                                 dist[springs] - self.L0[sj], rate, h,
+                                                 [f"joint {self.names[j]!r}" for j in sj]))
+            for column in law:
+                law[column][springs] = pull[column]
+        # how far the rows' bodies are from their points (the cells hold them within half one)
+        far = np.linalg.norm(pa - held.x[a], axis=1)
+        if two.any():
+            far[two] = np.maximum(far[two], np.linalg.norm(pa[two] - held.x[b[two]], axis=1))
+        worst = int(np.argmax(far))
+        stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")
+        rows = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
+                            k2=NAMESPACES[JOINT].key(use), origin=np.full(n, JOINT),
+                            point=pa, offset=pb - pa, frame=frame, **law)
+        return rows, stretch
+
+    def _velocity(self, j, value, h, moved):
+        """The prescribed velocity of joint j at the step's end from its signal's `value` at
+        t + h: the velocity spline's; the displacement's, that ends the step at disp(t + h)
+        from the point's displacement `moved` at the half step (x(t+h) = x(t+h/2) + h/2 U:
+        no lag, no drift); or the acceleration's integral from 0."""
+        if self.specs[j]["signal"] == "displacement":
+            return 2.0 * (value - moved) / h
+        return value
+
+
+def _frame(normal):
+    """Rows (n, t1, t2) of an orthonormal frame with the given first axis."""
+    return frames_from_normals(normal[None])[0]
+
+
+class JointCommands:
+    """The joint commands of parsolve.Model (a mixin: the specs in model.elements["joints"])."""
+
+    def _joint(self, kind, body, point, other=None, other_point=None, name=None, **extra):
+        joints = self.elements.setdefault(Joints.NAME, [])
+        name = name or f"{kind} {len(joints)}"
+        if any(j["name"] == name for j in joints):
+            raise InputError(f"joint {name!r}: the name is taken")
+        spec = {"type": kind, "name": name, "body": body_id(f"joint {name!r}", body),
+                "point": finite(f"joint {name!r}: point", point, (3,)),
+                "other": -1 if other is None else body_id(f"joint {name!r}", other),
+                "other_point": None}
+        if other_point is not None:
+            spec["other_point"] = finite(f"joint {name!r}: other_point", other_point, (3,))
+        if spec["other"] == spec["body"]:
+            raise InputError(f"joint {name!r}: joins body {spec['body']} to itself")
+        spec.update(extra)
+        joints.append(spec)
+        return name
+
+    def fix_point(self, body, point, other=None, other_point=None, name=None):
+        """Solfec's FIX_POINT: the body's point (world coordinates now) stays where it is, or
+        stays on `other`'s point (default: the same point)."""
+        return self._joint("fix_point", body, point, other, other_point, name)
+
+    def fix_direction(self, body, point, direction, other=None, other_point=None, name=None):
+        """Solfec's FIX_DIRECTION: the body's point does not move along `direction` (a fixed
+        world direction), relative to the world or to `other`'s point."""
+        d = unit(f"joint {name or 'fix_direction'}: direction", direction)
+        return self._joint("fix_direction", body, point, other, other_point, name, direction=d)
+
+    def prescribe(self, body, point, direction, velocity=None, displacement=None,
+                  acceleration=None, name=None):
+        """Solfec's SET_VELOCITY / SET_DISPLACEMENT / SET_ACCELERATION: the body's point moves
+        along the world `direction` with the given signal, (times, values) of a linear spline
+        or a callable of t [m/s, m, m/s^2]. Exactly one signal."""
+        given = {k: v for k, v in (("velocity", velocity), ("displacement", displacement),
+                                   ("acceleration", acceleration)) if v is not None}
+        label = name or f"prescribe {len(self.elements.get(Joints.NAME, []))}"
+        if len(given) != 1:
+            raise InputError(f"joint {label!r}: give exactly one of velocity, displacement, "
+                             f"acceleration (got {sorted(given) or 'none'})")
+        (signal, spec), = given.items()
+        d = unit(f"joint {label!r}: direction", direction)
+        return self._joint("prescribe", body, point, None, None, name, direction=d,
+                           signal=signal, value=Signal(f"joint {label!r}: {signal}", spec))
+
+    def rigid_link(self, body, point, other, other_point, name=None):
+        """Solfec's PUT_RIGID_LINK: the distance between the body's point and `other`'s point
+        (world coordinates now; other None: a point of space) stays what it is."""
+        return self._joint("rigid_link", body, point, other, other_point, name)
+
+    def spring(self, body, point, other, other_point, force, name=None):
+        """Solfec's PUT_SPRING: a force force(d, ddot) [N] along the line through the two
+        points, d the stretch (the distance minus the initial distance), positive pushing the
+        points apart; e.g. lambda d, v: -k * d - c * v."""
+        if not callable(force):
+            raise InputError(f"joint {name or 'spring'}: force must be a callable of (d, ddot)")
+        return self._joint("spring", body, point, other, other_point, name, force=force)
+
+    def guide(self, body, point, span, free=(), velocity=None, name=None):
+        """A body on guides: a block on a rail (free=("x",)), a shear plate pressed by its
+        load (free=("z",), velocity={"x": V}), a piston, a hinge (free=("rz",)). Only the
+        world-axis motions in `free` ("x", "y", "z", "rx", "ry", "rz") follow the dynamics;
+        each other translation is held, or driven by `velocity[axis]` (a signal as for
+        prescribe), and each other rotation is held. Made of Solfec's joints, named
+        "NAME.i": a fix_direction (or prescribe) along every locked axis through `point`
+        (the body's centre, say), and for every locked rotation one more along a locked
+        axis d, at `span` [m] from the point along d x r (so the two rows hold r). A rotation
+        about r can be locked only while a translation across r is. Returns NAME;
+        sensor(joints=[NAME]) reads the joints' reactions."""
+        axes = ("x", "y", "z")
+        label = name or f"guide {len(self.elements.get(Joints.NAME, []))}"
+        free = (free,) if isinstance(free, str) else tuple(free)
+        velocity = dict(velocity or {})
+        for a in free:
+            if a not in axes + ("rx", "ry", "rz"):
+                raise InputError(f"guide {label!r}: unknown free motion {a!r}: choose from "
+                                 "x, y, z, rx, ry, rz")
+        for a in velocity:
+            if a not in axes or a in free:
+                raise InputError(f"guide {label!r}: velocity along {a!r}: a driven axis is "
+                                 "one of the locked translations x, y, z")
+        c = finite(f"guide {label!r}: point", point, (3,))
+        s = float(positive(f"guide {label!r}: span", span))
+        locked = [k for k, a in enumerate(axes) if a not in free]
+        e = np.eye(3)
+        rows = [(c, k) for k in locked]
+        for r, a in enumerate(axes):
+            if "r" + a in free:
+                continue
+            across = [k for k in locked if k != r]
+            if not across:
+                raise InputError(f"guide {label!r}: rotation about {a} cannot be held while "
+                                 f"every translation across it is free ({free})")
+            d = across[0]
+            rows.append((c + s * np.cross(e[d], e[r]), d))
+        for i, (p, d) in enumerate(rows):
+            jname = f"{label}.{i}"
+            if axes[d] in velocity:
+                self.prescribe(body, p, e[d], velocity=velocity[axes[d]], name=jname)
+            else:
+                self.fix_direction(body, p, e[d], name=jname)
+        return label
+
+
+def state(model):
+    """What defines the joints, for the model's fingerprint."""
+    out = []
+    for j in model.elements.get(Joints.NAME, []):
+        s = {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in j.items()
+             if k not in ("value", "force")}
+        if "value" in j:
+            s["value"] = j["value"].state()
+        if "force" in j:
+            s["force"] = getattr(j["force"], "__qualname__", repr(j["force"]))
+        out.append(s)
+    return out
