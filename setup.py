@@ -18,7 +18,9 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
     "cdivision": True,
 }
-MODULES = ["rows", "sweep", "newton", "polyhedra", "libm"]
+# every kernels/NAME.pyx is parsolve._kernels.NAME; halo, the parallel layer's, links MPI too
+MODULES = sorted(os.path.splitext(f)[0] for f in os.listdir("kernels")
+                 if f.endswith(".pyx") and f != "halo.pyx")
 # GCC's inliner gives up on the sweep's loop (the local solver chain inlined into it); with
 # room to inline the take-off, stick and slide tests the sweep is 9-12 % faster, the same
 # arithmetic bit for bit (bench/README.md, "the sweep itself"). GCC only: other compilers
@@ -49,7 +51,6 @@ def write_codes(source="parsolve/laws/codes.py", target="kernels/codes.pxd"):
 
 
 write_codes()
-
 
 
 def mpi_flags():
