@@ -37,6 +37,7 @@ triangle with its grid (bench/bench_mesh.py: `nbytes`), so a 10^6-triangle terra
 """
 import numpy as np
 
+from .. import libm
 from ..errors import InputError
 
 UNITS = {"m": 1.0, "dm": 0.1, "cm": 0.01, "mm": 1e-3, "um": 1e-6, "in": 0.0254, "ft": 0.3048}
@@ -279,7 +280,7 @@ class TriangleMesh:
         t0, t1 = self.edge_tris[:, 0], self.edge_tris[:, 1]
         two = t1 >= 0
         n0, n1 = self.normals[t0], self.normals[np.maximum(t1, 0)]
-        ang = np.arctan2(np.linalg.norm(np.cross(n0, n1), axis=1),
+        ang = libm.arctan2(np.linalg.norm(np.cross(n0, n1), axis=1),
                          np.einsum("ij,ij->i", n0, n1))
         # convex when the far corner of t1 lies behind t0's plane
         far = np.where(two, T[np.maximum(t1, 0)].sum(axis=1) - self.edges.sum(axis=1),
@@ -298,7 +299,7 @@ class TriangleMesh:
         r = ref[patch]
         off = self.vertices[T] - self.vertices[T[r, 0]][:, None, :]
         out = np.abs(np.einsum("tkj,tj->tk", off, N[r])).max(axis=1) > self.flat * self.scale
-        out |= np.einsum("ij,ij->i", N, N[r]) < np.cos(self.flat)
+        out |= np.einsum("ij,ij->i", N, N[r]) < float(libm.cos(np.array([self.flat]))[0])
         patch = np.where(out, len(T) + np.arange(len(T)), r)  # off-plane: a patch alone
         _, self.patch = np.unique(patch, return_inverse=True)
         self.patch = self.patch.reshape(-1)
@@ -326,7 +327,7 @@ class TriangleMesh:
         for k in range(3):
             u = V[T[:, (k + 1) % 3]] - V[T[:, k]]
             w = V[T[:, (k + 2) % 3]] - V[T[:, k]]
-            ang = np.arctan2(np.linalg.norm(np.cross(u, w), axis=1),
+            ang = libm.arctan2(np.linalg.norm(np.cross(u, w), axis=1),
                              np.einsum("ij,ij->i", u, w))
             np.add.at(vn, T[:, k], N * ang[:, None])
         self.vertex_normals = vn / np.linalg.norm(vn, axis=1)[:, None]
