@@ -284,3 +284,71 @@ def test_the_compiled_sphere_mesh_kernel_equals_its_twin():
         total += len(a["gap"])
         assert len(np.unique(a["raw"] >> cm.SHIFT)) == 3       # patches, edges and vertices
     assert total > 3000
+
+
+# -- blocks on a mesh ------------------------------------------------------------------------
+def brick_hull(a=0.2, b=0.1, c=0.05):
+    from parsolve.shapes import polyhedron
+    return polyhedron.make("brick", np.array([(x, y, z) for x in (-a, a) for y in (-b, b)
+                                              for z in (-c, c)]))[0]
+
+
+def turn(axis, angle):
+    return quat_to_matrix(axis_angle_to_quat(axis, angle)[None])[0]
+
+
+@pytest.mark.parametrize("n", [1, 8, 25])
+def test_a_brick_on_a_floor_of_many_triangles_touches_at_its_four_corners(n):
+    """On a floor of 2 n^2 triangles the brick's contacts are those on one plane: its four
+    bottom corners, normal up, whatever edges of the floor run under it; sliding it across
+    the floor keeps them four (no contact from the triangles' inner edges)."""
+    m = floor(n=n, size=2.0)
+    h = brick_hull()
+    R = turn((0, 0, 1), 0.3)
+    for shift in np.linspace(0.5, 1.5, 41):
+        x = np.array([shift, 1.0 + 0.1 * shift, 0.05 - 1e-4])
+        c = cm.poly_contacts(m, [h], x[None], R[None], margin=0.01)
+        corners = x + (h.vertices @ R.T)[h.vertices[:, 2] < 0]
+        assert len(c["gap"]) == 4
+        assert (c["normal"] == (0.0, 0.0, 1.0)).all()
+        assert np.allclose(c["gap"], -1e-4, atol=1e-15)
+        assert np.allclose(np.sort(c["point"][:, 0]), np.sort(corners[:, 0]), atol=1e-14)
+        assert len(np.unique(c["feature"])) == 4
+
+
+def test_a_brick_across_a_ridge_rests_on_the_ridge_line_and_one_on_its_edge_touches_twice():
+    """A brick lying flat across the convex ridge of a roof (many triangles) touches at the
+    two points where the ridge line leaves its bottom face, normal its face's; a brick
+    tilted onto one long edge on a floor touches at that edge's two ends."""
+    a = np.radians(10.0)
+    roof = TriangleMesh(*grid_surface((-1, -1), (1, 1), 16,
+                                      height=lambda x, y: -np.tan(a) * np.abs(x)), sides=1)
+    h = brick_hull()
+    R = turn((0, 0, 1), np.pi / 2)                 # its long side across the ridge (along x)
+    c = cm.poly_contacts(roof, [h], np.array([[0.0, 0.03, 0.05 - 1e-5]]), R[None], margin=0.0)
+    assert len(c["gap"]) == 2
+    assert np.allclose(c["normal"], (0, 0, 1), atol=1e-14)
+    assert np.allclose(np.sort(c["point"][:, 1]), (0.03 - 0.2, 0.03 + 0.2), atol=1e-12)
+    assert np.allclose(c["point"][:, 0], 0.0, atol=1e-12)
+    assert np.allclose(c["gap"], -1e-5, atol=1e-14)
+    m = floor(n=12)
+    tilt = turn((1, 0, 0), 0.4)                    # about its long axis: one long edge down
+    low = (h.vertices @ tilt.T)[:, 2].min()
+    c = cm.poly_contacts(m, [h], np.array([[0.5, 0.5, -low - 1e-5]]), tilt[None], margin=0.0)
+    assert len(c["gap"]) == 2 and np.allclose(c["normal"], (0, 0, 1), atol=1e-14)
+    assert np.allclose(np.sort(c["point"][:, 0]), (0.3, 0.7), atol=1e-12)
+
+
+def test_a_brick_in_a_box_mesh_meets_the_floor_and_the_near_wall_placed_by_a_pose():
+    box = TriangleMesh(*box_surface((0, 0, 0), (1, 1, 1), 4), inside=True)
+    h = brick_hull()
+    t = np.array([5.0, 0.0, 1.0])
+    Rm = turn((0, 1, 0), 0.5)
+    x = np.array([0.2 + 0.002, 0.5, 0.05 - 1e-4])  # 2 mm from the wall x = 0, sunk 0.1 mm
+    c = cm.poly_contacts(box, [h], (t + Rm @ x)[None], (Rm @ np.eye(3))[None], margin=0.005,
+                         pose=(t, Rm))
+    local = (c["normal"] @ Rm)
+    floor_ = np.isclose(local[:, 2], 1.0)
+    wall = np.isclose(local[:, 0], 1.0)
+    assert floor_.sum() == 4 and wall.sum() == 4 and len(c["gap"]) == 8
+    assert np.allclose(c["gap"][floor_], -1e-4) and np.allclose(c["gap"][wall], 0.002)

@@ -258,3 +258,254 @@ def sphere_contacts(mesh, x, radius, margin, pose=None, kernel=None):
         out["normal"] = out["normal"] @ R.T
         out["point"] = out["point"] @ R.T + pose[0]
     return out
+
+
+# -- polyhedra and boxes on a mesh: the contact polygon, merged over coplanar triangles --------
+def poly_mesh(mesh, V, faces, N, D, E, radius, sides=None, margin=0.0):
+    """Contacts of one convex polyhedron (world vertices V (nv, 3) in the mesh's frame, faces
+    (vertex-index arrays, counter-clockwise from outside), outward unit normals N and offsets
+    D (n . y = d on a face), edges E (i, j, face, face) as shapes/polyhedron.Hull has them,
+    bounding radius) with `mesh`: a list of (raw, normal (from the mesh to the block), point,
+    gap), in raw order.
+
+    For each triangle near the block, separating axes (the triangle's normal, the block's face
+    normals, the cross products of the block's edges with the triangle's sides) as for two
+    blocks (contact/polyhedra.py); the axis of least penetration decides, faces preferred
+    (EDGE_BIAS): the triangle as reference face (the block's most anti-parallel face clipped
+    against the triangle's sides), a face of the block as reference (the triangle clipped
+    against its sides), or an edge of the block with a convex edge of the mesh (one point; a
+    flat or concave edge of the mesh is never an edge contact). The points of one reference
+    plane (a patch of the mesh, or a face of the block) from all its triangles are then one
+    polygon: its convex hull's corners (every point shares the normal, so the hull's corners
+    carry every wrench the points can: a brick on a floor of many triangles touches at its four
+    corners, not four per triangle). At most MAXP points, the deepest."""
+    from .polyhedra import EDGE_BIAS, MAXP, corner_id
+
+    sides = mesh.sides if sides is None else sides
+    x = V.mean(axis=0)
+    lo, hi = V.min(axis=0) - margin, V.max(axis=0) + margin
+    half = 0.5 * (hi - lo)
+    cand = mesh.near(0.5 * (lo + hi), half.max())
+    bias = EDGE_BIAS * radius
+    groups = {}                                  # raw group -> list of (id, point, h)
+    edges_out = []
+    for t in cand:
+        t = int(t)
+        tri = mesh.triangles[t]
+        P = mesh.vertices[tri]
+        n = mesh.patch_normals[mesh.patch[t]]
+        dt = float(n @ P[0])
+        side_e = [int(e) for e in mesh.tri_edges[t]]
+        flipped = sides == 2 and n @ x < dt
+        if flipped:                                  # the block on the back: turn the triangle
+            n, dt, tri, P = -n, -dt, tri[::-1], P[::-1]
+            side_e = [side_e[1], side_e[0], side_e[2]]
+        hv = V @ n - dt
+        st = hv.min()
+        if st > margin or (sides == 1 and hv.max() < -radius):
+            continue
+        sf_all = (P @ N.T - D).min(axis=0)           # the triangle below each face
+        f_best = int(np.argmax(sf_all))
+        sf = sf_all[f_best]
+        if sf > margin:
+            continue
+        se, e_best, L_best = -np.inf, None, None
+        separated = False
+        for k in range(3):
+            ub = P[(k + 1) % 3] - P[k]
+            for j, (a, b, _, _) in enumerate(E):
+                ua = V[b] - V[a]
+                L = np.cross(ua, ub)
+                ln = np.sqrt(L @ L)
+                if ln <= 1e-9 * np.sqrt((ua @ ua) * (ub @ ub)):
+                    continue
+                L = L / ln
+                if L @ (x - P[k]) < 0:
+                    L = -L                            # towards the block
+                s = (V @ L).min() - (P @ L).max()
+                if s > margin:
+                    separated = True
+                    break
+                e = side_e[k]
+                if mesh.dihedral[e] > 0 or mesh.edge_tris[e, 1] < 0:   # convex or boundary
+                    if s > se:
+                        se, e_best, L_best = s, (k, j), L
+            if separated:
+                break
+        if separated:
+            continue
+        if e_best is not None and se > max(st, sf) + bias:
+            k, j = e_best
+            pa, ua = V[E[j][0]], V[E[j][1]] - V[E[j][0]]
+            pb, ub = P[k], P[(k + 1) % 3] - P[k]
+            w = pa - pb
+            A_, B_, C_ = ua @ ua, ua @ ub, ub @ ub
+            Dd, Ee = ua @ w, ub @ w
+            den = A_ * C_ - B_ * B_
+            ta = min(max((B_ * Ee - C_ * Dd) / den, 0.0), 1.0)
+            tb = min(max((A_ * Ee - B_ * Dd) / den, 0.0), 1.0)
+            point = 0.5 * (pa + ta * ua + pb + tb * ub)
+            if not _in_cone(mesh, t, L_best, pb + tb * ub, sides, flipped):
+                continue                              # not the edge's side: a face's contact
+            edges_out.append(((EDGE << SHIFT) | (side_e[k] << 20) | j, L_best, point, se))
+            continue
+        if sf > st + bias:                           # a face of the block is the reference
+            m = N[f_best]
+            ref = V[faces[f_best]]
+            poly = [(P[k], int(tri[k]) + 1) for k in range(3)]
+            pts = _clip(poly, ref, m, list(range(len(ref))), corner_id)
+            key = (1 << SHIFT) | f_best
+            for pid, p in pts:
+                h = float(m @ p - D[f_best])
+                if h <= margin and _in_cone(mesh, t, -m, p, sides, flipped):
+                    groups.setdefault(key, (-m, []))[1].append((pid, p - 0.5 * h * m, h))
+            continue
+        f_inc = int(np.argmin(N @ n))                # the block's face most against n
+        poly = [(V[v], int(v) + 1) for v in faces[f_inc]]
+        pts = _clip(poly, P, n, [(1 << 40) + e for e in side_e], corner_id)
+        key = (PATCH << SHIFT) | int(mesh.patch[t]) | (int(flipped) << 59)
+        for pid, p in pts:
+            h = float(n @ p - dt)
+            if h <= margin:
+                groups.setdefault(key, (n, []))[1].append((pid, p - 0.5 * h * n, h))
+    out = []
+    for key, (nrm, pts) in groups.items():
+        for pid, p, h in _hull2d(nrm, pts):
+            out.append(((mix(key) ^ pid) & ((1 << 63) - 1), nrm, p, h))
+    out += edges_out
+    if len(out) > MAXP:
+        out = sorted(out, key=lambda c: (c[3], c[0]))[:MAXP]
+    return sorted(out, key=lambda c: c[0])
+
+
+def _in_cone(mesh, t, nu, p, sides, flipped):
+    """Whether the normal nu (from the mesh) at point p of triangle t lies in the normal cone
+    of the feature of t that holds p: its face (nu its normal), a convex or boundary edge
+    (between its two faces' normals), or a vertex (against every edge from it). A contact of
+    a block's face or edge with a triangle's inside, or with a flat or concave edge, is not a
+    contact of the surface (the 'internal edge' of a triangulated floor) and is dropped."""
+    n = mesh.normals[t] * (-1.0 if flipped else 1.0)
+    if nu @ n >= 1.0 - SAME:
+        return True
+    tri = mesh.triangles[t]
+    P = mesh.vertices[tri]
+    tol = 1e-9 * mesh.scale
+    cos = -1e-9                                  # the cone's faces, with round-off
+    for k in range(3):
+        if np.linalg.norm(p - P[k]) <= tol:      # a vertex: nu against every edge from it
+            v = int(tri[k])
+            ring = np.unique(mesh.triangles[mesh.vtx_tris[mesh.vtx_ptr[v]:mesh.vtx_ptr[v + 1]]])
+            d = mesh.vertices[ring[ring != v]] - P[k]
+            d /= np.linalg.norm(d, axis=1)[:, None]
+            return bool((d @ nu <= -cos).all())
+    for k in range(3):
+        a, b = P[k], P[(k + 1) % 3]
+        e = b - a
+        w = p - a
+        off = w - (w @ e) / (e @ e) * e
+        if np.linalg.norm(off) <= tol:           # on side k: the edge's wedge
+            edge = int(mesh.tri_edges[t, k])
+            if mesh.edge_flat[edge] or (mesh.edge_tris[edge, 1] >= 0 and
+                                        mesh.dihedral[edge] * (-1 if flipped else 1) <= 0):
+                return False
+            for u in mesh.edge_tris[edge]:
+                if u < 0:
+                    continue
+                nu_u = mesh.normals[u] * (-1.0 if flipped else 1.0)
+                c = mesh.vertices[mesh.triangles[u]].mean(axis=0)   # inside u
+                out = np.cross(e, nu_u)
+                out *= np.sign(out @ (a - c)) or 1.0              # away from u's inside
+                if nu @ out < cos * np.linalg.norm(out):
+                    return False
+            return True
+    return False
+
+
+def _clip(poly, ref, m, side_ids, corner_id):
+    """Sutherland-Hodgman: the polygon `poly` ((point, id) list) clipped by the side planes of
+    the convex polygon `ref` (counter-clockwise about m); cut points get corner ids."""
+    scale = max(np.abs(ref).max(), 1e-300)
+    tol = 1e-9 * scale
+    for k in range(len(ref)):
+        if not poly:
+            return []
+        p, q = ref[k], ref[(k + 1) % len(ref)]
+        side = np.cross(q - p, m)
+        side = side / np.sqrt(side @ side)
+        off = side @ p
+        out = []
+        for idx in range(len(poly)):
+            (p0, i0), (p1, i1) = poly[idx - 1], poly[idx]
+            s0, s1 = side @ p0 - off, side @ p1 - off
+            if s1 <= tol:
+                if s0 > tol and s1 < 0:
+                    out.append((p0 + (s0 / (s0 - s1)) * (p1 - p0),
+                                corner_id(side_ids[k], i0, i1)))
+                out.append((p1, i1))
+            elif s0 < 0:
+                out.append((p0 + (s0 / (s0 - s1)) * (p1 - p0), corner_id(side_ids[k], i0, i1)))
+        poly = out
+    return [(pid, p) for p, pid in poly]
+
+
+def _hull2d(nrm, pts):
+    """The corners of the convex hull (in the plane normal to nrm) of points (id, point, h),
+    collinear and repeated points dropped (a corner made twice keeps its smaller id)."""
+    if len(pts) <= 2:
+        return pts
+    u = np.cross(nrm, [1.0, 0.0, 0.0] if abs(nrm[0]) < 0.9 else [0.0, 1.0, 0.0])
+    u /= np.linalg.norm(u)
+    v = np.cross(nrm, u)
+    xy = [(float(p @ u), float(p @ v), pid, k) for k, (pid, p, h) in enumerate(pts)]
+    xy.sort()
+    scale = max(max(abs(a), abs(b)) for a, b, _, _ in xy) or 1.0
+    tol = 1e-12 * scale * scale                  # an area: collinear or repeated points
+
+    def turn(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    hull = []
+    for seq in (xy, xy[::-1]):
+        part = []
+        for c in seq:
+            while len(part) >= 2 and turn(part[-2], part[-1], c) <= tol:
+                part.pop()
+            part.append(c)
+        hull += part[:-1]
+    seen, out = set(), []
+    for c in hull:
+        if c[3] not in seen:
+            seen.add(c[3])
+            out.append(pts[c[3]])
+    return out
+
+
+def poly_contacts(mesh, hulls, x, R, margin, pose=None):
+    """Contacts of convex polyhedra (shapes/polyhedron.py Hulls in their body frames, placed
+    at x (k, 3) turned by R (k, 3, 3)) with `mesh` placed at pose (translation, rotation) or
+    where it was read: a dict of arrays poly (index into hulls), raw, feature (in [0, 64),
+    probed per block in raw order), normal (from the mesh to the block), point, gap."""
+    rows = {f: [] for f in ("poly", "raw", "normal", "point", "gap")}
+    for k, h in enumerate(hulls):
+        xk, Rk = np.asarray(x[k], float), np.asarray(R[k], float)
+        if pose is not None:
+            xk, Rk = (xk - pose[0]) @ pose[1], pose[1].T @ Rk
+        V = h.vertices @ Rk.T + xk
+        N = h.normals @ Rk.T
+        D = h.offsets + N @ xk
+        for raw, n, p, g in poly_mesh(mesh, V, h.faces, N, D, h.edges, h.radius,
+                                      margin=margin):
+            rows["poly"].append(k)
+            rows["raw"].append(raw)
+            rows["normal"].append(n)
+            rows["point"].append(p)
+            rows["gap"].append(g)
+    m = len(rows["poly"])
+    out = {"poly": np.asarray(rows["poly"], np.int64), "raw": np.asarray(rows["raw"], np.int64),
+           "feature": np.zeros(m, np.int64), "normal": np.asarray(rows["normal"]).reshape(m, 3),
+           "point": np.asarray(rows["point"]).reshape(m, 3), "gap": np.asarray(rows["gap"])}
+    _features(out["poly"], out["raw"], out["feature"], m)
+    if pose is not None:
+        out["normal"] = out["normal"] @ pose[1].T
+        out["point"] = out["point"] @ pose[1].T + pose[0]
+    return out
