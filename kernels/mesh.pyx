@@ -242,8 +242,8 @@ cdef index_t merge(Found* f, index_t n) noexcept nogil:
     return kept
 
 
-def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, ::1] N,
-                const index_t[::1] patch, const double[:, ::1] PN, const index_t[:, ::1] TE,
+def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, ::1] TC,
+                const double[::1] TR, const index_t[::1] patch, const double[:, ::1] PN, const index_t[:, ::1] TE,
                 const index_t[:, ::1] ET, const double[:, ::1] EN, const index_t[::1] eflat,
                 const index_t[::1] vptr, const index_t[::1] vtris, const double[:, ::1] VN,
                 const index_t[::1] vflat, const double[::1] lower, const index_t[::1] dims,
@@ -257,6 +257,7 @@ def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:,
     cdef index_t lo[3]
     cdef index_t hi[3]
     cdef double ck[3]
+    cdef double q3[3]
     cdef double r, reach, s
     cdef bint empty
     cdef int m
@@ -297,6 +298,10 @@ def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:,
                             if stamp[t] == k:
                                 continue
                             stamp[t] = k
+                            for m in range(3):
+                                q3[m] = ck[m] - TC[t, m]
+                            if dot(q3, q3) > (reach + TR[t]) * (reach + TR[t]):
+                                continue
                             if nf == room:
                                 grown = <Found*>realloc(found, 2 * room * sizeof(Found))
                                 if grown == NULL:

@@ -352,3 +352,56 @@ def test_a_brick_in_a_box_mesh_meets_the_floor_and_the_near_wall_placed_by_a_pos
     wall = np.isclose(local[:, 0], 1.0)
     assert floor_.sum() == 4 and wall.sum() == 4 and len(c["gap"]) == 8
     assert np.allclose(c["gap"][floor_], -1e-4) and np.allclose(c["gap"][wall], 0.002)
+
+
+# -- convex blocks from files: the hull, own or Qhull's --------------------------------------
+def test_a_block_from_an_stl_file_is_its_hull(tmp_path):
+    """A subdivided box (98 vertices, most inside its faces) and an L-prism written as STL:
+    the blocks are the box itself and the L's hull, exact (Qhull's path past 64 vertices)."""
+    from parsolve.shapes import polyhedron
+    from parsolve.shapes.mesh import read_vertices
+
+    V, T = box_surface((0, 0, 0), (10, 20, 30), 4)
+    meshfile.write_stl(tmp_path / "b.stl", V, T, binary=False)
+    P = read_vertices(tmp_path / "b.stl", units="mm", translation=(1, 0, 0))
+    h, vol, moments, c, Q = polyhedron.make("b", P)
+    assert len(P) == 98 and len(h.faces) == 6 and len(h.vertices) == 8
+    assert vol == pytest.approx(6e-6, rel=1e-12)
+    assert np.allclose(c, (1.005, 0.01, 0.015), atol=1e-15)
+    L = np.array([(0, 0), (3, 0), (3, 1), (1, 1), (1, 2), (0, 2)], float)
+    V = np.concatenate([np.column_stack([L, np.zeros(6)]), np.column_stack([L, np.ones(6)])])
+    h, vol, *_ = polyhedron.make("L hull", V)
+    assert vol == pytest.approx(3 * 2 - 0.5 * 2 * 1, rel=1e-14)       # the cut corner filled
+
+
+@pytest.mark.parametrize("n", [20, 48, 64])
+def test_qhull_gives_the_own_hulls_faces(n):
+    pytest.importorskip("scipy.spatial")
+    from parsolve.shapes import polyhedron, qhull
+
+    rng = np.random.default_rng(n)
+    P = rng.normal(size=(n, 3))
+    P[: n // 2] = np.round(P[: n // 2])                    # many points on common planes
+    P = np.unique(P, axis=0)
+    own, used = polyhedron.convex_hull("own", P)
+    mine, used2 = qhull.convex_hull("qhull", P)
+    assert np.array_equal(used, used2)
+    key = lambda fs: sorted(tuple(np.roll(f, -int(np.argmin(f)))) for f in fs)  # noqa: E731
+    assert key(own) == key(mine)
+
+
+def test_nearly_coplanar_points_give_a_closed_hull():
+    """A cube's corners and 100 points on its faces, 1e-10 off their planes: the own hull's
+    planes through three points overlap there; its check sends it to Qhull: six faces."""
+    pytest.importorskip("scipy.spatial")
+    from parsolve.shapes import polyhedron
+
+    rng = np.random.default_rng(1)
+    face = rng.integers(0, 6, 100)
+    Q = rng.uniform(-1, 1, (100, 3))
+    Q[np.arange(100), face % 3] = np.where(face < 3, 1.0, -1.0) + rng.uniform(-1e-10, 0, 100)
+    C = np.array([(a, b, c) for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)], float)
+    for P in (np.concatenate([C, Q[:40]]), np.concatenate([C, Q])):   # own path, Qhull's
+        faces, used = polyhedron.convex_hull("cube", P)
+        assert polyhedron._closed(faces)
+        assert polyhedron.mass_properties(P[used], faces)[0] == pytest.approx(8.0, rel=1e-9)

@@ -89,8 +89,8 @@ def _dist2(c, V, T, t):
     return _dot(d, d)
 
 
-def sphere_mesh(V, T, N, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, lower, dims,
-                cell, cptr, ctris, sides, c, radius, margin, sphere, raw, feature, normal,
+def sphere_mesh(V, T, TC, TR, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, lower,
+                dims, cell, cptr, ctris, sides, c, radius, margin, sphere, raw, feature, normal,
                 point, gap):
     """Contacts of spheres (centres c (n, 3) in the mesh's frame, radius (n,)) with the mesh
     (its arrays: TriangleMesh.arrays()). Writes sphere index, raw feature id, feature in
@@ -124,7 +124,10 @@ def sphere_mesh(V, T, N, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, l
                     if stamp[t] == k:
                         continue
                     stamp[t] = k
-                    got = _candidate(V, T, N, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN,
+                    q = (ck[0] - TC[t, 0], ck[1] - TC[t, 1], ck[2] - TC[t, 2])
+                    if _dot(q, q) > (reach + TR[t]) * (reach + TR[t]):
+                        continue                          # beyond its bounding sphere
+                    got = _candidate(V, T, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN,
                                      vflat, sides, ck, r, reach, t)
                     if got is not None:
                         found.append(got)
@@ -141,7 +144,7 @@ def sphere_mesh(V, T, N, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, l
     return count
 
 
-def _candidate(V, T, N, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, sides, ck, r,
+def _candidate(V, T, patch, PN, TE, ET, EN, eflat, vptr, vtris, VN, vflat, sides, ck, r,
                reach, t):
     """The contact that triangle t offers the sphere (ck, r), or None: (raw, d2, t, normal,
     gap)."""
@@ -245,7 +248,7 @@ def sphere_contacts(mesh, x, radius, margin, pose=None, kernel=None):
         out = dict(sphere=np.zeros(cap, np.int64), raw=np.zeros(cap, np.int64),
                    feature=np.zeros(cap, np.int64), normal=np.zeros((cap, 3)),
                    point=np.zeros((cap, 3)), gap=np.zeros(cap))
-        n = f(a["V"], a["T"], a["N"], a["patch"], a["PN"], a["TE"], a["ET"], a["EN"],
+        n = f(a["V"], a["T"], a["TC"], a["TR"], a["patch"], a["PN"], a["TE"], a["ET"], a["EN"],
               a["eflat"], a["vptr"], a["vtris"], a["VN"], a["vflat"], a["lower"], a["dims"],
               float(a["cell"]), a["cptr"], a["ctris"], int(mesh.sides), c, radius,
               float(margin), out["sphere"], out["raw"], out["feature"], out["normal"],

@@ -18,7 +18,8 @@ read (contact/mesh.py and kernels/mesh.pyx):
   angle-weighted pseudo-normals of edges and vertices (Baerentzen and Aanaes: the sign of
   (x - p) . n at the nearest point p tells the sides apart at an edge or a vertex too);
 - a uniform grid over the triangles' bounding boxes (a dense array of cells over the mesh's
-  box, about two cells per triangle, each cell listing the triangles whose box meets it).
+  box, at most eight cells per triangle, each cell listing the triangles whose box meets
+  it), and each triangle's bounding sphere (a candidate's first, cheap test).
 
 Sides: a closed surface is one-sided (the solid behind its triangles, turned outwards, or
 inwards with inside=True: a container whose bodies move inside); an open surface is two-sided
@@ -82,6 +83,19 @@ def place(what, vertices, units="m", scale=1.0, rotation=None, translation=None)
     return V
 
 
+def read_vertices(path, units="m", scale=1.0, rotation=None, translation=None,
+                  reader="auto"):
+    """The placed vertices of the surface in a file: a convex block from a file is their
+    hull (model.polyhedron(read_vertices("stone.stl", units="mm"), ...))."""
+    import os
+
+    from ..io.meshfile import read
+
+    V, _ = read(path, reader)
+    return place(f"mesh {os.path.basename(os.fspath(path))!r}", V, units, scale, rotation,
+                 translation)
+
+
 class TriangleMesh:
     """A checked triangle surface and its contact tables (read the module's docstring).
 
@@ -89,7 +103,7 @@ class TriangleMesh:
     flat=FLAT); TriangleMesh.read(path, units=, scale=, rotation=, translation=, ...)."""
 
     def __init__(self, vertices, triangles, name="mesh", repair=(), inside=False, sides=None,
-                 flat=FLAT, cells_per_triangle=2.0):
+                 flat=FLAT, cells_per_triangle=8.0):
         self.name = name
         what = f"mesh {name!r}"
         V = np.ascontiguousarray(vertices, float)
@@ -271,6 +285,9 @@ class TriangleMesh:
         n = np.cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0])
         self.areas = 0.5 * np.linalg.norm(n, axis=1)
         self.normals = np.ascontiguousarray(n / (2.0 * self.areas)[:, None])
+        # each triangle's bounding sphere: a quick test before the closest point
+        self.centroids = np.ascontiguousarray(c.mean(axis=1))
+        self.reach = np.sqrt(((c - self.centroids[:, None]) ** 2).sum(axis=2).max(axis=1))
         nv = len(V)
         order = np.argsort(T.reshape(-1), kind="stable")
         self.vtx_tris = np.ascontiguousarray(order // 3)
@@ -392,7 +409,8 @@ class TriangleMesh:
 
     def arrays(self):
         """The contact kernels' arrays (contact/mesh.py's sphere_mesh and poly_mesh)."""
-        return dict(V=self.vertices, T=self.triangles, N=self.normals, patch=self.patch,
+        return dict(V=self.vertices, T=self.triangles, TC=self.centroids, TR=self.reach,
+                    patch=self.patch,
                     PN=self.patch_normals, TE=self.tri_edges, ET=self.edge_tris,
                     EN=self.edge_normals, eflat=self.edge_flat.astype(np.int64),
                     vptr=self.vtx_ptr, vtris=self.vtx_tris, VN=self.vertex_normals,

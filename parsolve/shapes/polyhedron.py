@@ -67,9 +67,15 @@ def convex_hull(what, points):
     """The faces (vertex-index lists, counter-clockwise from outside) of the convex hull of
     `points` (n, 3), and the indices of the points that are its vertices: every plane through
     three points with no point beyond it is a face (exact for the few vertices of a block;
-    points inside, on an edge or inside a face are dropped)."""
+    points inside, on an edge or inside a face are dropped). Above qhull.SMALL points, and
+    where nearly coplanar points make planes overlap, Qhull's when SciPy is installed (the
+    same faces, in O(n log n): shapes/qhull.py)."""
+    from . import qhull
+
     P = np.asarray(points, float)
     n = len(P)
+    if n > qhull.SMALL and qhull.available():
+        return qhull.convex_hull(what, P)
     scale = np.abs(P - P.mean(axis=0)).max()
     tol = 1e-9 * scale
     triples = np.array(list(combinations(range(n), 3)), np.int64)
@@ -91,10 +97,24 @@ def convex_hull(what, points):
     faces = []
     for on, nrm in sorted(planes.items()):
         faces.append(_polygon(P, np.array(on), nrm, tol))
+    if not _closed(faces):           # nearly coplanar points (1e-12 to 1e-9 off): overlaps
+        if qhull.available():
+            return qhull.convex_hull(what, P)
+        raise InputError(f"{what}: the vertices are nearly coplanar in places and their hull "
+                         "does not close; SciPy's Qhull handles them (python3-scipy)")
     used = np.unique(np.concatenate(faces))
     remap = np.full(n, -1, np.int64)
     remap[used] = np.arange(len(used))
     return [remap[f] for f in faces], used
+
+
+def _closed(faces):
+    """Whether every edge of the faces runs once each way (a closed, consistent surface)."""
+    count = {}
+    for f in faces:
+        for a, b in zip(f, np.roll(f, -1)):
+            count[(int(a), int(b))] = count.get((int(a), int(b)), 0) + 1
+    return all(c == 1 and count.get((b, a)) == 1 for (a, b), c in count.items())
 
 
 def _polygon(P, on, nrm, tol):
