@@ -188,11 +188,7 @@ def hull(args):
     rows = []
 
     def own(P):
-        keep, qhull.SMALL = qhull.SMALL, 10 ** 9
-        try:
-            return polyhedron.convex_hull("own", P)
-        finally:
-            qhull.SMALL = keep
+        return polyhedron.convex_hull("own", P, method="own")
 
     def measure(name, P, exact_volume, which):
         for label, f in which:

@@ -63,18 +63,19 @@ def _newell(points):
     return np.cross(points, nxt).sum(axis=0)
 
 
-def convex_hull(what, points):
+def convex_hull(what, points, method="auto"):
     """The faces (vertex-index lists, counter-clockwise from outside) of the convex hull of
     `points` (n, 3), and the indices of the points that are its vertices: every plane through
     three points with no point beyond it is a face (exact for the few vertices of a block;
     points inside, on an edge or inside a face are dropped). Above qhull.SMALL points, and
     where nearly coplanar points make planes overlap, Qhull's when SciPy is installed (the
-    same faces, in O(n log n): shapes/qhull.py)."""
+    same faces, in O(n log n): shapes/qhull.py). method="own": the own planes alone, as they
+    come (bench/bench_mesh.py compares them)."""
     from . import qhull
 
     P = np.asarray(points, float)
     n = len(P)
-    if n > qhull.SMALL and qhull.available():
+    if method == "auto" and n > qhull.SMALL and qhull.available():
         return qhull.convex_hull(what, P)
     scale = np.abs(P - P.mean(axis=0)).max()
     tol = 1e-9 * scale
@@ -97,7 +98,7 @@ def convex_hull(what, points):
     faces = []
     for on, nrm in sorted(planes.items()):
         faces.append(_polygon(P, np.array(on), nrm, tol))
-    if not _closed(faces):           # nearly coplanar points (1e-12 to 1e-9 off): overlaps
+    if method == "auto" and not _closed(faces):   # nearly coplanar points: overlapping planes
         if qhull.available():
             return qhull.convex_hull(what, P)
         raise InputError(f"{what}: the vertices are nearly coplanar in places and their hull "
