@@ -243,14 +243,15 @@ cdef index_t merge(Found* f, index_t n) noexcept nogil:
 
 
 def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, ::1] TC,
-                const double[::1] TR, const index_t[::1] patch, const double[:, ::1] PN, const index_t[:, ::1] TE,
-                const index_t[:, ::1] ET, const double[:, ::1] EN, const index_t[::1] eflat,
-                const index_t[::1] vptr, const index_t[::1] vtris, const double[:, ::1] VN,
-                const index_t[::1] vflat, const double[::1] lower, const index_t[::1] dims,
-                double cell, const index_t[::1] cptr, const index_t[::1] ctris, int sides,
-                const double[:, ::1] c, const double[::1] radius, double margin,
-                index_t[::1] sphere, index_t[::1] raw, index_t[::1] feature,
-                double[:, ::1] normal, double[:, ::1] point, double[::1] gap):
+                const double[::1] TR, const index_t[::1] patch, const double[:, ::1] PN,
+                const index_t[:, ::1] TE, const index_t[:, ::1] ET, const double[:, ::1] EN,
+                const index_t[::1] eflat, const index_t[::1] vptr, const index_t[::1] vtris,
+                const double[:, ::1] VN, const index_t[::1] vflat, const double[::1] lower,
+                const index_t[::1] dims, double cell, const index_t[::1] cptr,
+                const index_t[::1] ctris, int sides, const double[:, ::1] c,
+                const double[::1] radius, double margin, index_t[::1] sphere, index_t[::1] raw,
+                index_t[::1] feature, double[:, ::1] normal, double[:, ::1] point,
+                double[::1] gap):
     """The compiled twin of contact/mesh.py's sphere_mesh (read its docstring)."""
     cdef index_t n = c.shape[0], nt = T.shape[0], cap = sphere.shape[0], count = 0
     cdef index_t k, i, j, e, f, t, q, room = 64, nf, got, last = -1
