@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from parsolve.contact import mesh as cm
+from parsolve.contact import mesh_poly as mp
 from parsolve.dynamics.rotation import axis_angle_to_quat, quat_to_matrix
 from parsolve.errors import FileFormatError, InputError
 from parsolve.io import meshfile
@@ -307,7 +308,7 @@ def test_a_brick_on_a_floor_of_many_triangles_touches_at_its_four_corners(n):
     R = turn((0, 0, 1), 0.3)
     for shift in np.linspace(0.5, 1.5, 41):
         x = np.array([shift, 1.0 + 0.1 * shift, 0.05 - 1e-4])
-        c = cm.poly_contacts(m, [h], x[None], R[None], margin=0.01)
+        c = mp.poly_contacts(m, [h], x[None], R[None], margin=0.01)
         corners = x + (h.vertices @ R.T)[h.vertices[:, 2] < 0]
         assert len(c["gap"]) == 4
         assert (c["normal"] == (0.0, 0.0, 1.0)).all()
@@ -325,7 +326,7 @@ def test_a_brick_across_a_ridge_rests_on_the_ridge_line_and_one_on_its_edge_touc
                                       height=lambda x, y: -np.tan(a) * np.abs(x)), sides=1)
     h = brick_hull()
     R = turn((0, 0, 1), np.pi / 2)                 # its long side across the ridge (along x)
-    c = cm.poly_contacts(roof, [h], np.array([[0.0, 0.03, 0.05 - 1e-5]]), R[None], margin=0.0)
+    c = mp.poly_contacts(roof, [h], np.array([[0.0, 0.03, 0.05 - 1e-5]]), R[None], margin=0.0)
     assert len(c["gap"]) == 2
     assert np.allclose(c["normal"], (0, 0, 1), atol=1e-14)
     assert np.allclose(np.sort(c["point"][:, 1]), (0.03 - 0.2, 0.03 + 0.2), atol=1e-12)
@@ -334,7 +335,7 @@ def test_a_brick_across_a_ridge_rests_on_the_ridge_line_and_one_on_its_edge_touc
     m = floor(n=12)
     tilt = turn((1, 0, 0), 0.4)                    # about its long axis: one long edge down
     low = (h.vertices @ tilt.T)[:, 2].min()
-    c = cm.poly_contacts(m, [h], np.array([[0.5, 0.5, -low - 1e-5]]), tilt[None], margin=0.0)
+    c = mp.poly_contacts(m, [h], np.array([[0.5, 0.5, -low - 1e-5]]), tilt[None], margin=0.0)
     assert len(c["gap"]) == 2 and np.allclose(c["normal"], (0, 0, 1), atol=1e-14)
     assert np.allclose(np.sort(c["point"][:, 0]), (0.3, 0.7), atol=1e-12)
 
@@ -345,7 +346,7 @@ def test_a_brick_in_a_box_mesh_meets_the_floor_and_the_near_wall_placed_by_a_pos
     t = np.array([5.0, 0.0, 1.0])
     Rm = turn((0, 1, 0), 0.5)
     x = np.array([0.2 + 0.002, 0.5, 0.05 - 1e-4])  # 2 mm from the wall x = 0, sunk 0.1 mm
-    c = cm.poly_contacts(box, [h], (t + Rm @ x)[None], (Rm @ np.eye(3))[None], margin=0.005,
+    c = mp.poly_contacts(box, [h], (t + Rm @ x)[None], (Rm @ np.eye(3))[None], margin=0.005,
                          pose=(t, Rm))
     local = (c["normal"] @ Rm)
     floor_ = np.isclose(local[:, 2], 1.0)

@@ -408,9 +408,10 @@ class TriangleMesh:
         return float(np.einsum("ij,ij->", c[:, 0], np.cross(c[:, 1], c[:, 2]))) / 6.0
 
     def arrays(self):
-        """The contact kernels' arrays (contact/mesh.py's sphere_mesh and poly_mesh)."""
+        """The contact kernels' arrays (contact/mesh.py's sphere_mesh, contact/mesh_poly.py's
+        poly_mesh)."""
         return dict(V=self.vertices, T=self.triangles, TC=self.centroids, TR=self.reach,
-                    patch=self.patch,
+                    N=self.normals, dih=self.dihedral, patch=self.patch,
                     PN=self.patch_normals, TE=self.tri_edges, ET=self.edge_tris,
                     EN=self.edge_normals, eflat=self.edge_flat.astype(np.int64),
                     vptr=self.vtx_ptr, vtris=self.vtx_tris, VN=self.vertex_normals,
