@@ -2,7 +2,7 @@
 
     python bench/bench_mesh.py contacts [--spheres 100000 --triangles 10000]
     python bench/bench_mesh.py hopper [--spheres 100000 --triangles 10000 --rounds 5]
-    python bench/bench_mesh.py blocks [--blocks 200 --triangles 10000]
+    python bench/bench_mesh.py blocks [--blocks 2000 --triangles 10000]
     python bench/bench_mesh.py hull [--cloud 10000]
     python bench/bench_mesh.py memory [--triangles 1000000]
     python bench/bench_mesh.py read [--triangles 1000000]   # + meshio, numpy-stl if importable
@@ -15,8 +15,9 @@ to a binary STL, read back, spheres at random inside; the geometry calls of dete
 mesh's: sphere_contacts; the half-spaces': distance, the near rows, narrow.sphere_plane, as
 contact/detect.py makes them per obstacle), alternately (A, B, A, B: a shared machine's load
 falls on both alike), the median ratio and its spread.
-blocks: bricks resting on a floor of `triangles` triangles, block-mesh contacts per second
-(contact/mesh.py poly_contacts, Python), against the same bricks on one half-space.
+blocks: bricks resting on a floor of `triangles` triangles, blocks per second of the
+block-mesh contacts (contact/mesh_poly.py: compiled, and its twin on a slice), against the
+same bricks on one half-space (contact/polyhedra.py's poly_plane).
 hull: parsolve's own convex hull (every plane through three points) against Qhull's
 (shapes/qhull.py) on random clouds on a sphere, and on nearly coplanar clouds: faces,
 volume error, seconds.
@@ -36,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 from parsolve.contact import mesh as cm  # noqa: E402
+from parsolve.contact import mesh_poly as mp  # noqa: E402
 from parsolve.contact import narrow  # noqa: E402
 from parsolve.io import meshfile  # noqa: E402
 from parsolve.shapes import polyhedron, qhull  # noqa: E402
@@ -162,7 +164,10 @@ def hopper(args):
 
 
 def blocks(args):
-    m = terrain(args.triangles)
+    from parsolve import shapes
+    from parsolve.contact import polyhedra
+    from parsolve.dynamics.rotation import matrix_to_quat
+
     m = TriangleMesh(*grid_surface((0, 0), (1, 1), max(int(np.sqrt(args.triangles / 2)), 1)))
     h = polyhedron.make("brick", np.array([(a, b, c) for a in (-.02, .02) for b in (-.01, .01)
                                            for c in (-.005, .005)]))[0]
@@ -174,13 +179,26 @@ def blocks(args):
     R[:, 0, 0], R[:, 0, 1], R[:, 1, 0], R[:, 1, 1] = np.cos(ang), -np.sin(ang), np.sin(ang), \
         np.cos(ang)
     R[:, 2, 2] = 1
-    t = time.perf_counter()
-    c = cm.poly_contacts(m, [h] * k, x, R, 1e-3)
-    sec = time.perf_counter() - t
-    common.write("mesh", {"bench": "blocks", "blocks": k, "triangles": len(m.triangles),
-                          "contacts": len(c["gap"]), "seconds": sec,
-                          "blocks_per_s": k / sec, "contacts_per_block":
-                          len(c["gap"]) / k, **common.metadata()})
+    key = shapes.LIBRARY.add(shapes.POLYHEDRON, h.params())
+    A = SimpleNamespace(x=x, q=np.array([matrix_to_quat(r) for r in R]),
+                        template=np.full(k, key, np.int64))
+    B = SimpleNamespace(point=np.zeros((1, 3)), normal=np.array([[0.0, 0.0, 1.0]]))
+    rows = np.arange(k)
+    calls = {"compiled": lambda: mp.poly_contacts(m, [h] * k, x, R, 1e-3),
+             "twin": lambda: mp.poly_contacts(m, [h] * 100, x[:100], R[:100], 1e-3,
+                                              kernel=mp.poly_mesh),
+             "plane": lambda: polyhedra.poly_plane(A, rows, B, np.zeros(k, np.int64), 1e-3)}
+    rec = {}
+    for name, f in calls.items():
+        f()
+        t = time.perf_counter()
+        c = f()
+        sec = time.perf_counter() - t
+        done = 100 if name == "twin" else k
+        rec[name] = {"blocks": done, "contacts": len(c["gap"]), "seconds": sec,
+                     "blocks_per_s": done / sec}
+    common.write("mesh", {"bench": "blocks", "triangles": len(m.triangles), **rec,
+                          **common.metadata()})
 
 
 def hull(args):
@@ -272,7 +290,7 @@ def main():
     p.add_argument("what", choices=["contacts", "hopper", "blocks", "hull", "memory", "read"])
     p.add_argument("--spheres", type=int, default=100_000)
     p.add_argument("--triangles", type=int, default=None)
-    p.add_argument("--blocks", type=int, default=200)
+    p.add_argument("--blocks", type=int, default=2000)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cloud", type=int, default=10_000)
     args = p.parse_args()

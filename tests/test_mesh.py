@@ -406,3 +406,36 @@ def test_nearly_coplanar_points_give_a_closed_hull():
         faces, used = polyhedron.convex_hull("cube", P)
         assert polyhedron._closed(faces)
         assert polyhedron.mass_properties(P[used], faces)[0] == pytest.approx(8.0, rel=1e-9)
+
+
+@pytest.mark.skipif(_km is None, reason="kernels not built")
+def test_the_compiled_block_mesh_kernel_equals_its_twin():
+    """Bricks, a stretched icosahedron-like hull and boxes thrown at a wavy terrain (two-sided,
+    from both sides), a box mesh and the L-prism's (one-sided): the same points."""
+    from parsolve.shapes import polyhedron
+
+    rng = np.random.default_rng(11)
+    hulls = [brick_hull(0.1, 0.05, 0.03), brick_hull(0.02, 0.02, 0.02),
+             polyhedron.make("rock", rng.normal(size=(14, 3)) * (0.08, 0.05, 0.04))[0]]
+    terrain = TriangleMesh(*grid_surface((0, 0), (1, 1), 10,
+                                         lambda x, y: 0.08 * np.sin(6 * x) * np.cos(5 * y)))
+    box = TriangleMesh(*box_surface((0, 0, 0), (1, 1, 0.4), 3), inside=True)
+    total = 0
+    for m in (terrain, box):
+        n = 300
+        which = rng.integers(0, 3, n)
+        x = rng.uniform(-0.05, 1.05, (n, 3)) * (1, 1, 0.4) + (0, 0, -0.05 if m is terrain
+                                                               else 0.0)
+        q = rng.normal(size=(n, 4))
+        R = quat_to_matrix(q / np.linalg.norm(q, axis=1)[:, None])
+        R[: n // 3] = np.eye(3)                                      # some flat on the floor
+        hs = [hulls[w] for w in which]
+        a = mp.poly_contacts(m, hs, x, R, 0.01, kernel=mp.poly_mesh)
+        b = mp.poly_contacts(m, hs, x, R, 0.01, kernel=_km.poly_mesh)
+        for f in ("block", "raw", "feature"):
+            assert np.array_equal(a[f], b[f]), f
+        for f in ("normal", "point", "gap"):
+            assert np.allclose(a[f], b[f], rtol=0, atol=1e-13), f
+        total += len(a["gap"])
+        assert len(np.unique(a["block"])) > n // 8               # a fair share touch
+    assert total > 500

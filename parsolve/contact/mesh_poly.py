@@ -304,6 +304,8 @@ def _merge_points(pts):
         while end < len(order) and pts[order[end]][0] == pts[order[start]][0]:
             end += 1
         group = order[start:end]
+        if len(group) == 2 and pts[group[0]][1] == pts[group[1]][1]:
+            group = group[:1]                      # one corner met from two triangles
         keep += group if len(group) <= 2 else _hull2d(pts, group)
         start = end
     out = [((mix(pts[q][0]) ^ pts[q][1]) & MASK, pts[q][4], pts[q][2], pts[q][3])
