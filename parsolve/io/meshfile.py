@@ -46,16 +46,23 @@ def read(path, reader="auto"):
 
 def weld(corners):
     """(vertices, triangles) from the triangles' corners (m, 3, 3): equal coordinates (bit
-    for bit) become one vertex, numbered by first appearance."""
+    for bit) become one vertex, numbered by first appearance (a sort by coordinates, then
+    runs of equal rows)."""
     flat = np.ascontiguousarray(corners, float).reshape(-1, 3)
     if not len(flat):
         return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
-    _, first, inverse = np.unique(flat, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.argsort(first, kind="stable")             # first appearance
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    return flat[np.sort(first)], rank[inverse].reshape(-1, 3)
+    order = np.lexsort((flat[:, 2], flat[:, 1], flat[:, 0]))
+    s = flat[order]
+    new = np.ones(len(s), bool)
+    new[1:] = (s[1:] != s[:-1]).any(axis=1)
+    run = np.cumsum(new) - 1
+    label = np.empty(len(s), np.int64)
+    label[order] = run
+    first = np.full(run[-1] + 1, len(s))
+    np.minimum.at(first, label, np.arange(len(s)))
+    rank = np.empty(len(first), np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return flat[np.sort(first)], rank[label].reshape(-1, 3)
 
 
 def read_stl(path):
