@@ -58,8 +58,7 @@ def weld(corners):
     run = np.cumsum(new) - 1
     label = np.empty(len(s), np.int64)
     label[order] = run
-    first = np.full(run[-1] + 1, len(s))
-    np.minimum.at(first, label, np.arange(len(s)))
+    first = order[new]                   # lexsort is stable: a run's first is its lowest
     rank = np.empty(len(first), np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))
     return flat[np.sort(first)], rank[label].reshape(-1, 3)
