@@ -1,5 +1,6 @@
 """Triangle-mesh obstacles (issue 35), one record each in bench/results/mesh.json.
 
+    python bench/bench_mesh.py [all]                       # each of the below, in turn
     python bench/bench_mesh.py contacts [--spheres 100000 --triangles 10000]
     python bench/bench_mesh.py hopper [--spheres 100000 --triangles 10000 --rounds 5]
     python bench/bench_mesh.py blocks [--blocks 2000 --triangles 10000]
@@ -287,16 +288,21 @@ def read(args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("what", choices=["contacts", "hopper", "blocks", "hull", "memory", "read"])
+    p.add_argument("what", nargs="?", default="all",
+                   choices=["all", "contacts", "hopper", "blocks", "hull", "memory", "read"])
     p.add_argument("--spheres", type=int, default=100_000)
     p.add_argument("--triangles", type=int, default=None)
     p.add_argument("--blocks", type=int, default=2000)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--cloud", type=int, default=10_000)
     args = p.parse_args()
-    if args.triangles is None:
-        args.triangles = 1_000_000 if args.what in ("memory", "read") else 10_000
-    globals()[args.what](args)
+    given = args.triangles
+    for what in (WHAT if args.what == "all" else [args.what]):
+        args.triangles = given or (1_000_000 if what in ("memory", "read") else 10_000)
+        globals()[what](args)
+
+
+WHAT = ["contacts", "hopper", "blocks", "hull", "memory", "read"]
 
 
 if __name__ == "__main__":
