@@ -496,3 +496,42 @@ def test_a_sphere_sliding_across_a_floor_of_many_triangles_keeps_its_velocity():
     assert np.array_equal(v[0, :2], (1.7, 0.61)) and v[0, 2] == 0.0
     assert x[0, 2] == pytest.approx(0.03, abs=1e-15)
     assert x[0, 0] == pytest.approx(1.8, rel=1e-12)
+
+
+def test_as_pair_functions_a_floor_mesh_meets_spheres_and_boxes_as_the_half_space_does():
+    """The adapters in narrow.py's shape (a, b, feature, normal, point, gap): spheres and
+    boxes above a floor of many triangles get the contacts a half-space z >= 0 gives them
+    (contact/narrow.py's sphere_plane and box_plane), the same numbers."""
+    from types import SimpleNamespace
+
+    from parsolve import shapes
+    from parsolve.contact import narrow
+    from parsolve.dynamics.rotation import axis_angle_to_quat
+
+    rng = np.random.default_rng(9)
+    n = 500
+    r = rng.uniform(0.01, 0.05, n)
+    x = np.column_stack([rng.uniform(0.1, 0.9, (n, 2)), rng.uniform(-0.5, 1.5, n) * r])
+    A = SimpleNamespace(x=x, radius=r)
+    B = SimpleNamespace(point=np.zeros((1, 3)), normal=np.array([[0.0, 0.0, 1.0]]))
+    m = TriangleMesh(*grid_surface((0, 0), (1, 1), 20), sides=1)    # one-sided: a half-space
+    got = cm.sphere_pairs(A, np.arange(n), m, 0, 0.01)
+    ref = narrow.sphere_plane(A, np.arange(n), B, np.zeros(n, np.int64), 0.01)
+    keep = ref["gap"] <= 0.01
+    assert np.array_equal(got["a"], ref["a"][keep]) and (got["b"] == 0).all()
+    for f in ("normal", "point", "gap"):
+        assert np.allclose(got[f], ref[f][keep], rtol=0, atol=1e-15), f
+    half = np.array([0.04, 0.02, 0.01])
+    key = shapes.LIBRARY.add(shapes.BOX, half)
+    q = np.array([axis_angle_to_quat((0, 0, 1), a) for a in rng.uniform(0, 3, 50)])
+    xb = np.column_stack([rng.uniform(0.1, 0.9, (50, 2)), 0.01 + rng.uniform(-2e-3, 5e-3, 50)])
+    Ab = SimpleNamespace(x=xb, q=q, shape=np.full(50, shapes.BOX), template=np.full(50, key))
+    got = mp.block_pairs(Ab, np.arange(50), m, 0, 1e-3)
+    ref = narrow.box_plane(Ab, np.arange(50), B, np.zeros(50, np.int64), 1e-3)
+    keep = ref["gap"] <= 1e-3
+    assert len(got["a"]) == keep.sum() and np.array_equal(np.unique(got["a"]),
+                                                          np.unique(ref["a"][keep]))
+    a = np.lexsort((ref["point"][keep][:, 1], ref["point"][keep][:, 0], ref["a"][keep]))
+    b = np.lexsort((got["point"][:, 1], got["point"][:, 0], got["a"]))
+    for f in ("normal", "point", "gap"):
+        assert np.allclose(got[f][b], ref[f][keep][a], rtol=0, atol=1e-15), f

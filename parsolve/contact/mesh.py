@@ -261,3 +261,15 @@ def sphere_contacts(mesh, x, radius, margin, pose=None, kernel=None):
         out["normal"] = out["normal"] @ R.T
         out["point"] = out["point"] @ R.T + pose[0]
     return out
+
+
+def sphere_pairs(A, s, mesh, k, margin, pose=None):
+    """The contacts of spheres s (rows of the placed-shape table A: x, radius) with mesh
+    obstacle k, as a pair function of contact/narrow.py returns them: a (sphere rows), b (k),
+    feature (< 64), normal (from the mesh to the sphere), point, gap; None when none."""
+    c = sphere_contacts(mesh, A.x[s], A.radius[s], margin, pose)
+    if not len(c["gap"]):
+        return None
+    return {"a": np.asarray(s, np.int64)[c["sphere"]], "b": np.full(len(c["gap"]), k, np.int64),
+            "feature": c["feature"], "normal": c["normal"], "point": c["point"],
+            "gap": c["gap"]}

@@ -391,3 +391,24 @@ def poly_contacts(mesh, hulls, x, R, margin, pose=None, kernel=None):
     table = {i: h for i, h in uniq.values()}
     t = pack.index(np.array([uniq[id(h)][0] for h in hulls], np.int64), table.__getitem__)
     return block_contacts(mesh, pack.arrays, t, x, R, margin, pose, kernel)
+
+
+def block_pairs(A, rows, mesh, k, margin, pose=None):
+    """The contacts of blocks `rows` (polyhedra or boxes, all of one kind, of the placed-shape
+    table A: shape, template, x, q) with mesh obstacle k, as a pair function of
+    contact/narrow.py returns them (a, b, feature, normal from the mesh to the block, point,
+    gap); None when none. The blocks' templates are contact/polyhedra.py's PACK's."""
+    from ..dynamics.rotation import quat_to_matrix
+    from .polyhedra import PACK, _hull_of
+
+    rows = np.asarray(rows, np.int64)
+    if not len(rows):
+        return None
+    t = PACK.index(A.template[rows], _hull_of(int(A.shape[rows[0]])))
+    c = block_contacts(mesh, PACK.arrays, t, A.x[rows], quat_to_matrix(A.q[rows]), margin,
+                       pose)
+    if not len(c["gap"]):
+        return None
+    return {"a": rows[c["block"]], "b": np.full(len(c["gap"]), k, np.int64),
+            "feature": c["feature"], "normal": c["normal"], "point": c["point"],
+            "gap": c["gap"]}
