@@ -133,3 +133,20 @@ def test_overlapping_polyhedra_are_refused_unless_the_values_are_given():
                           rtol=1e-6)
     with pytest.raises(InputError, match="radius"):
         C.sphere((0, 0, 0), -1.0)
+
+
+def test_a_keyed_block_from_two_files_of_convex_parts(tmp_path):
+    """A block split by its user into two convex parts, one OBJ file each (millimetres): the
+    compound of their hulls is the keyed block, exact."""
+    from parsolve.io import meshfile
+    from parsolve.shapes.mesh import box_surface
+
+    for name, lo, hi in (("body", (0, 0, 0), (300, 200, 100)), ("key", (300, 50, 0),
+                                                                   (350, 150, 100))):
+        meshfile.write_obj(tmp_path / f"{name}.obj", *box_surface(lo, hi, 2))
+    parts = [C.block_from_file(tmp_path / f"{p}.obj", units="mm") for p in ("body", "key")]
+    m = C.mass_properties(parts, density=2000.0)
+    assert m.exact and m.volume == pytest.approx(0.006 + 0.0005, rel=1e-13)
+    cx = (0.006 * 0.15 + 0.0005 * 0.325) / 0.0065
+    assert np.allclose(m.centre, (cx, 0.1, 0.05), rtol=0, atol=1e-15)
+

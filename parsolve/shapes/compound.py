@@ -62,6 +62,15 @@ def block(vertices, faces=None):
     return Part("polyhedron", vertices=vertices, faces=faces)
 
 
+def block_from_file(path, units="m", scale=1.0, rotation=None, translation=None):
+    """A convex polyhedral part: the hull of the vertices of a surface file (STL, OBJ, or what
+    meshio reads), placed in the compound's frame (a mesh split into convex parts by the user,
+    one file a part)."""
+    from .mesh import read_vertices
+
+    return block(read_vertices(path, units, scale, rotation, translation))
+
+
 class MassProperties:
     """mass, volume, centre (3,), inertia (3, 3) about the centre in the given frame,
     moments (3,) and axes Q of the principal frame, bound (dict: 'volume', 'inertia': the

@@ -100,10 +100,11 @@ class TriangleMesh:
     """A checked triangle surface and its contact tables (read the module's docstring).
 
     TriangleMesh(vertices, triangles, name="mesh", repair=(), inside=False, sides=None,
-    flat=FLAT); TriangleMesh.read(path, units=, scale=, rotation=, translation=, ...)."""
+    flat=FLAT, closed=None); TriangleMesh.read(path, units=, scale=, rotation=, translation=,
+    ...). closed=True: an open surface is an InputError naming a boundary edge."""
 
     def __init__(self, vertices, triangles, name="mesh", repair=(), inside=False, sides=None,
-                 flat=FLAT, cells_per_triangle=8.0):
+                 flat=FLAT, closed=None, cells_per_triangle=8.0):
         self.name = name
         what = f"mesh {name!r}"
         V = np.ascontiguousarray(vertices, float)
@@ -136,6 +137,11 @@ class TriangleMesh:
         self.vertices, self.triangles = np.ascontiguousarray(V[used]), remap[T]
         self._edges(what, "orientation" in repair)
         self.closed = bool((self.edge_tris[:, 1] >= 0).all())
+        if closed and not self.closed:
+            e = int(np.argmax(self.edge_tris[:, 1] < 0))
+            raise InputError(f"{what}: the surface is not closed: edge {self.edges[e].tolist()} "
+                             f"of triangle {int(self.edge_tris[e, 0])} has no neighbour "
+                             f"({int((self.edge_tris[:, 1] < 0).sum())} such edges)")
         if self.closed:
             self._orient_outwards(inside)
         elif inside:
