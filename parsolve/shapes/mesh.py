@@ -131,6 +131,8 @@ class TriangleMesh:
         self.scale = float(np.abs(V - V.mean(axis=0)).max()) or 1.0
         T = self._degenerate(what, V, T, "degenerate" in repair)
         T = self._duplicates(what, T, "duplicates" in repair)
+        if not len(T):
+            raise InputError(f"{what}: no triangle left after the repairs")
         used = np.unique(T)
         remap = np.full(len(V), -1, np.int64)
         remap[used] = np.arange(len(used))
@@ -339,7 +341,6 @@ class TriangleMesh:
         boundary = np.zeros(len(self.vertices), bool)
         boundary[self.edges[t1 < 0].reshape(-1)] = True
         self.vertex_flat = ~bad & ~boundary
-        self.vertex_patch = np.where(self.vertex_flat, first, -1)
 
     def _pseudo_normals(self):
         T, V, N = self.triangles, self.vertices, self.normals
