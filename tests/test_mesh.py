@@ -130,6 +130,8 @@ def test_open_and_closed_surfaces_and_their_sides():
     assert f.vertex_flat.sum() == 9                         # the inner vertices of a 4 x 4 grid
     with pytest.raises(InputError, match="closed surface"):
         TriangleMesh(*grid_surface((0, 0), (1, 1), 2), inside=True)
+    d = out.box_distance(np.array([[0.5, 1.0, 1.5], [3.0, 2.0, 3.0], [-3.0, 6.0, 1.0]]))
+    assert np.allclose(d, (0.0, 2.0, 5.0), rtol=0, atol=1e-15)
     with pytest.raises(InputError, match=r"not closed: edge \[\d+, \d+\] of triangle \d+"):
         TriangleMesh(V, T[1:], closed=True)
 

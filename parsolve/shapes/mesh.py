@@ -404,6 +404,17 @@ class TriangleMesh:
                 out.append(self.cell_tris[self.cell_ptr[f + a[2]]:self.cell_ptr[f + b[2] + 1]])
         return np.unique(np.concatenate(out)) if out else np.zeros(0, np.int64)
 
+    def box_distance(self, x, pose=None):
+        """Distance of points x (n, 3) from the mesh's bounding box (0 inside it): a lower
+        bound of their distance from the mesh, for the obstacles' broad phase (pose: the
+        mesh's translation and rotation matrix, or None where it was read)."""
+        x = np.asarray(x, float)
+        if pose is not None:
+            x = (x - pose[0]) @ pose[1]
+        upper = self.vertices.max(axis=0)
+        out = np.maximum(np.maximum(self.lower - x, x - upper), 0.0)
+        return np.sqrt(np.einsum("ij,ij->i", out, out))
+
     @property
     def nbytes(self):
         """Bytes of the mesh's arrays on one rank."""
