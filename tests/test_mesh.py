@@ -379,8 +379,10 @@ def test_a_block_from_an_stl_file_is_its_hull(tmp_path):
     assert vol == pytest.approx(3 * 2 - 0.5 * 2 * 1, rel=1e-14)       # the cut corner filled
 
 
-@pytest.mark.parametrize("n", [20, 48, 64])
+@pytest.mark.parametrize("n", [20, 48, 64, 90])
 def test_qhull_gives_the_own_hulls_faces(n):
+    """The same faces and vertices; past qhull.SMALL points in the same order too, so that a
+    block's mass properties have the same bits with SciPy and without."""
     pytest.importorskip("scipy.spatial")
     from parsolve.shapes import polyhedron, qhull
 
@@ -388,11 +390,21 @@ def test_qhull_gives_the_own_hulls_faces(n):
     P = rng.normal(size=(n, 3))
     P[: n // 2] = np.round(P[: n // 2])                    # many points on common planes
     P = np.unique(P, axis=0)
-    own, used = polyhedron.convex_hull("own", P)
+    own, used = polyhedron.convex_hull("own", P, method="own")
     mine, used2 = qhull.convex_hull("qhull", P)
     assert np.array_equal(used, used2)
     key = lambda fs: sorted(tuple(np.roll(f, -int(np.argmin(f)))) for f in fs)  # noqa: E731
     assert key(own) == key(mine)
+    if n > qhull.SMALL:
+        keep, qhull.available = qhull.available, lambda: False
+        try:
+            alone, _ = polyhedron.convex_hull("no scipy", P)
+        finally:
+            qhull.available = keep
+        assert [f.tolist() for f in alone] == [f.tolist() for f in mine]
+        for a, b in zip(polyhedron.mass_properties(P[used], alone),
+                        polyhedron.mass_properties(P[used], mine)):
+            assert np.array_equal(a, b)
 
 
 def test_nearly_coplanar_points_give_a_closed_hull():

@@ -69,8 +69,9 @@ def convex_hull(what, points, method="auto"):
     three points with no point beyond it is a face (exact for the few vertices of a block;
     points inside, on an edge or inside a face are dropped). Above qhull.SMALL points, and
     where nearly coplanar points make planes overlap, Qhull's when SciPy is installed (the
-    same faces, in O(n log n): shapes/qhull.py). method="own": the own planes alone, as they
-    come (bench/bench_mesh.py compares them)."""
+    same faces, in O(n log n): shapes/qhull.py); above qhull.SMALL in `canonical` order
+    either way. method="own": the own planes alone, as they come (bench/bench_mesh.py
+    compares them)."""
     from . import qhull
 
     P = np.asarray(points, float)
@@ -106,7 +107,18 @@ def convex_hull(what, points, method="auto"):
     used = np.unique(np.concatenate(faces))
     remap = np.full(n, -1, np.int64)
     remap[used] = np.arange(len(used))
-    return [remap[f] for f in faces], used
+    faces = [remap[f] for f in faces]
+    if method == "auto" and n > qhull.SMALL:          # as Qhull's path gives them
+        faces = canonical(faces)
+    return faces, used
+
+
+def canonical(faces):
+    """Faces in one order whoever made them: each turned to begin at its lowest vertex, then
+    sorted (the own hull and Qhull's give the same faces; in this order, the same bits of the
+    mass properties on a machine with SciPy and on one without)."""
+    turned = [np.roll(f, -int(np.argmin(f))) for f in faces]
+    return [turned[k] for k in sorted(range(len(turned)), key=lambda k: tuple(turned[k]))]
 
 
 def _closed(faces):
@@ -120,7 +132,8 @@ def _closed(faces):
 
 def _polygon(P, on, nrm, tol):
     """The corners of the convex polygon of points P[on] in the plane of normal nrm, counter-
-    clockwise about nrm (Andrew's monotone chain: collinear points are dropped)."""
+    clockwise about nrm (Andrew's monotone chain: points within tol of the line through
+    their neighbours are dropped, so that a point on a hull's edge is in neither face)."""
     u = P[on[1]] - P[on[0]]
     u /= np.linalg.norm(u)
     v = np.cross(nrm, u)
@@ -135,7 +148,8 @@ def _polygon(P, on, nrm, tol):
     for seq in (order, order[::-1]):
         part = []
         for k in seq:
-            while len(part) >= 2 and cross(part[-2], part[-1], k) <= tol * tol:
+            while len(part) >= 2 and cross(part[-2], part[-1], k) <= tol * np.hypot(
+                    xy[k, 0] - xy[part[-2], 0], xy[k, 1] - xy[part[-2], 1]):
                 part.pop()
             part.append(k)
         hull += part[:-1]

@@ -31,7 +31,7 @@ def convex_hull(what, points):
     """(faces, used) as polyhedron.convex_hull returns them, by Qhull."""
     from scipy.spatial import ConvexHull
 
-    from .polyhedron import _polygon
+    from .polyhedron import _polygon, canonical
 
     P = np.asarray(points, float)
     scale = np.abs(P - P.mean(axis=0)).max()
@@ -80,4 +80,4 @@ def convex_hull(what, points):
     used = np.unique(np.concatenate(faces))
     remap = np.full(len(P), -1, np.int64)
     remap[used] = np.arange(len(used))
-    return [remap[f] for f in faces], used
+    return canonical([remap[f] for f in faces]), used
