@@ -306,7 +306,7 @@ def turn(axis, angle):
 def test_a_brick_on_a_floor_of_many_triangles_touches_at_its_four_corners(n):
     """On a floor of 2 n^2 triangles the brick's contacts are those on one plane: its four
     bottom corners, normal up, whatever edges of the floor run under it; sliding it across
-    the floor keeps them four (no contact from the triangles' inner edges)."""
+    the floor keeps them four (no contact from the triangles' inner edges), with their keys."""
     m = floor(n=n, size=2.0)
     h = brick_hull()
     R = turn((0, 0, 1), 0.3)
@@ -319,6 +319,9 @@ def test_a_brick_on_a_floor_of_many_triangles_touches_at_its_four_corners(n):
         assert np.allclose(c["gap"], -1e-4, atol=1e-15)
         assert np.allclose(np.sort(c["point"][:, 0]), np.sort(corners[:, 0]), atol=1e-14)
         assert len(np.unique(c["feature"])) == 4
+        if shift == 0.5:
+            first = c["raw"]
+        assert np.array_equal(c["raw"], first)        # the same four keys all along (warm start)
 
 
 def test_a_brick_across_a_ridge_rests_on_the_ridge_line_and_one_on_its_edge_touches_twice():
