@@ -27,7 +27,7 @@ venv:
 
 build:
 	$(PY) setup.py -q build_ext --inplace 2>&1 | grep -vE 'FutureWarning|obj = getattr|_BetaConfiguration|warnings.warn' || true
-	@$(PY) -c "import parsolve.solvers.kernels as k, parsolve.libm as m; import parsolve._kernels.mesh; assert k.COMPILED and m.COMPILED, 'kernels not built'; print('kernels: compiled')"
+	@$(PY) -c "import parsolve.solvers.kernels as k, parsolve.libm as m; import parsolve._kernels.mesh, parsolve._kernels.mesh_poly; assert k.COMPILED and m.COMPILED, 'kernels not built'; print('kernels: compiled')"
 
 test: test-serial test-mpi
 

@@ -18,7 +18,7 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
     "cdivision": True,
 }
-MODULES = ["rows", "sweep", "newton", "polyhedra", "libm", "mesh"]
+MODULES = ["rows", "sweep", "newton", "polyhedra", "libm", "mesh", "mesh_poly"]
 # GCC's inliner gives up on the sweep's loop (the local solver chain inlined into it); with
 # room to inline the take-off, stick and slide tests the sweep is 9-12 % faster, the same
 # arithmetic bit for bit (bench/README.md, "the sweep itself"). GCC only: other compilers

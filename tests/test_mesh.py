@@ -17,9 +17,10 @@ from parsolve.shapes.mesh import TriangleMesh, box_surface, grid_surface
 KERNELS = [pytest.param(cm.sphere_mesh, id="twin")]
 try:
     from parsolve._kernels import mesh as _km
+    from parsolve._kernels import mesh_poly as _kp
     KERNELS.append(pytest.param(_km.sphere_mesh, id="compiled"))
 except ImportError:                                        # not built: the twin alone
-    _km = None
+    _km = _kp = None
 
 
 def floor(n=4, size=1.0):
@@ -450,7 +451,7 @@ def test_the_compiled_block_mesh_kernel_equals_its_twin():
         R[: n // 3] = np.eye(3)                                      # some flat on the floor
         hs = [hulls[w] for w in which]
         a = mp.poly_contacts(m, hs, x, R, 0.01, kernel=mp.poly_mesh)
-        b = mp.poly_contacts(m, hs, x, R, 0.01, kernel=_km.poly_mesh)
+        b = mp.poly_contacts(m, hs, x, R, 0.01, kernel=_kp.poly_mesh)
         for f in ("block", "raw", "feature"):
             assert np.array_equal(a[f], b[f]), f
         for f in ("normal", "point", "gap"):
@@ -484,7 +485,8 @@ def test_ten_thousand_spheres_thrown_in_a_closed_box_mesh_stay_inside():
     lo, hi = np.zeros(3), np.array([1.0, 0.8, 0.6])
     box = TriangleMesh(*box_surface(lo, hi, 4), inside=True)
     rng = np.random.default_rng(350)
-    n, h = 10_000, 1e-3
+    compiled = cm._kernel(cm.sphere_mesh) is not cm.sphere_mesh
+    n, h = (10_000 if compiled else 300), 1e-3      # the twin's pace: a few hundred
     r = rng.uniform(0.01, 0.05, n)
     x = rng.uniform(lo + r[:, None], hi - r[:, None], (n, 3))
     v = rng.normal(size=(n, 3)) * 3.0
@@ -497,7 +499,7 @@ def test_ten_thousand_spheres_thrown_in_a_closed_box_mesh_stay_inside():
         depth = np.minimum(x - lo, hi - x).min(axis=1) - r
         worst = min(worst, depth.min())
     assert worst > -1e-12
-    assert len(c["gap"]) > 1000                  # resting on the floor, many on two walls
+    assert len(c["gap"]) > n // 10               # resting on the floor, many on two walls
 
 
 def test_a_sphere_sliding_across_a_floor_of_many_triangles_keeps_its_velocity():

@@ -221,8 +221,10 @@ def _features(sphere, raw, feature, count):
 
 
 # -- the wrappers: placement, room, compiled or twin ---------------------------------------
-def _kernel(twin):
-    modules = compiled("mesh", warn=False)
+def _kernel(twin, module="mesh"):
+    """The compiled kernel of the same name as `twin` in parsolve._kernels.<module>, or the
+    twin itself when PARSOLVE_KERNELS=python or nothing is built."""
+    modules = compiled(module, warn=False)
     return twin if modules is None else getattr(modules[0], twin.__name__, twin)
 
 

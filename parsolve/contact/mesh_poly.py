@@ -23,8 +23,8 @@ points a block (the deepest), each with a persistent raw id (the plane's and the
 a mesh vertex, a block vertex, or a cut of an edge by a side) and the normal from the mesh
 to the block, the point at mid-gap.
 
-`poly_mesh` is the pure-Python twin of the compiled one in kernels/mesh.pyx (same name and
-arguments), held equal by tests/test_mesh.py.
+`poly_mesh` is the pure-Python twin of the compiled one in kernels/mesh_poly.pyx (same name
+and arguments), held equal by tests/test_mesh.py.
 """
 import math
 
@@ -357,7 +357,7 @@ def block_contacts(mesh, packed, t, x, R, margin, pose=None, kernel=None):
         Rm = np.einsum("ji,njk->nik", pose[1], Rm)
     xm, Rm = np.ascontiguousarray(xm), np.ascontiguousarray(Rm)
     a, b = mesh.arrays(), packed
-    f = kernel or _kernel(poly_mesh)
+    f = kernel or _kernel(poly_mesh, "mesh_poly")
     cap = 8 * len(t) + 16
     while True:
         out = dict(block=np.zeros(cap, np.int64), raw=np.zeros(cap, np.int64),
