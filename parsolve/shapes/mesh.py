@@ -3,7 +3,7 @@ open or closed, convex or not, read from a file or given as arrays.
 
 A TriangleMesh holds its geometry in its own frame (the file's coordinates after the units,
 scale, rotation and translation of its placement), checked once, and the tables its contacts
-read (contact/mesh.py and kernels/mesh.pyx):
+read (contact/mesh.py, contact/mesh_poly.py and their kernels):
 
 - triangles (m, 3) with unit normals (their corners counter-clockwise seen from the front);
 - edges (e, 2) (vertex pairs, lower first), edge_tris (e, 2) their one or two triangles (-1:
