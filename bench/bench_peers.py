@@ -41,7 +41,7 @@ CODES = {        # model: the codes that run it, each (code, variant)
     "pour2k": [("parsolve", ""), ("liggghts", ""), ("yade", "")],
     "pour20k": [("parsolve", ""), ("liggghts", ""), ("yade", "")],
 }
-RANKS = {"pour2k": (1,), "pour20k": (1, 2)}     # Yade runs one thread, at rank count 1 only
+RANKS = {"pour2k": (1, 2), "pour20k": (1, 2)}  # Yade (threads, no MPI) at 1 only
 PEERS = ("parsolve", "siconos", "exudyn", "liggghts", "yade")
 # one core per rank: a BLAS or OpenMP pool of threads per process oversubscribes the cores
 # (Siconos' chain ran from 0.2 to 16 s for the same 1000 steps on a loaded machine)
@@ -111,7 +111,8 @@ def run_once(model, code, variant, ranks, quick, workdir):
 def figures(rec):
     """µs per step and wall seconds per simulated second of a run's record."""
     return {"us_per_step": 1e6 * rec["seconds"] / rec["steps"],
-            "wall_per_simulated": rec["seconds"] / rec["simulated"]}
+            "wall_per_simulated": rec["seconds"] / rec["simulated"],
+            "cpu_per_simulated": rec["cpu_seconds"] / rec["simulated"]}
 
 
 def plan(models, peers, ranks_override):
@@ -137,7 +138,10 @@ def main():
                     help="print the table of the newest full invocation's records")
     args = ap.parse_args()
     if args.table_only:
-        print(table(newest_records()))
+        records = newest_records()
+        print(table(records))
+        print()
+        print(against_liggghts(records))
         return
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     for m in models:
@@ -182,6 +186,8 @@ def main():
                     print(line(record), flush=True)
     print()
     print(table(records))
+    print()
+    print(against_liggghts(records))
 
 
 def line(r):
@@ -231,8 +237,9 @@ def table(records):
         if "failed" not in r:
             groups.setdefault((r["model"], r["code"], r["ranks"]), []).append(r)
     rows = ["| model | code | ranks | runs | µs per step: best (worst: +%) | "
-            "wall s per simulated s: best (worst: +%) | physics (best run) | unconverged steps |",
-            "|---|---|---|---|---|---|---|---|"]
+            "wall s per simulated s: best (worst: +%) | CPU s per simulated s: best | "
+            "physics (best run) | unconverged steps |",
+            "|---|---|---|---|---|---|---|---|---|"]
     order = list(M.MODELS)
     for (model, code, ranks), rs in sorted(groups.items(),
                                            key=lambda kv: (order.index(kv[0][0]), kv[0][2])):
@@ -241,7 +248,33 @@ def table(records):
         unconv = best.get("unconverged_steps", "")
         rows.append(f"| {model} | {code} | {ranks} | {len(rs)} | {_num(best['us_per_step'])} "
                     f"({spread}) | {_num(best['wall_per_simulated'])} ({spread}) | "
+                    f"{_num(min(r['cpu_per_simulated'] for r in rs))} | "
                     f"{_physics_cell(model, best.get('physics'))} | {unconv} |")
+    return "\n".join(rows)
+
+
+def against_liggghts(records):
+    """Markdown: the pours' bed height and packing fraction of each code's best run relative
+    to LIGGGHTS' at the same rank count (the target's yardstick: within 1 %)."""
+    best = {}
+    for r in records:
+        if r["model"] in M.POURS and "failed" not in r:
+            key = (r["model"], r["ranks"], r["code"])
+            if key not in best or r["seconds"] < best[key]["seconds"]:
+                best[key] = r
+    rows = ["| model | ranks | code | bed height, mm | vs LIGGGHTS | packing | vs LIGGGHTS |",
+            "|---|---|---|---|---|---|---|"]
+    order = list(M.MODELS)
+    for (model, ranks, code), r in sorted(best.items(), key=lambda kv: (
+            order.index(kv[0][0]), kv[0][1], kv[0][2])):
+        ref = best.get((model, ranks, "liggghts")) or best.get((model, 1, "liggghts"))
+        p = r["physics"]
+        rel = ("", "")
+        if ref is not None:
+            q = ref["physics"]
+            rel = tuple(f"{100 * (p[k] / q[k] - 1):+.1f} %" for k in ("bed_height", "packing"))
+        rows.append(f"| {model} | {ranks} | {code} | {1e3 * p['bed_height']:.2f} | {rel[0]} | "
+                    f"{p['packing']:.3f} | {rel[1]} |")
     return "\n".join(rows)
 
 

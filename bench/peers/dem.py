@@ -6,11 +6,14 @@ spheres parsolve starts from, and end with the same physics (models.pour_physics
 
     liggghts(spec, ranks, workdir) / yade(spec, threads, workdir) -> the runner's record
 
-seconds: LIGGGHTS' own "Loop time" (the run alone), Yade's O.run timed in its script.
+seconds: LIGGGHTS' own "Loop time" (the run alone), Yade's O.run timed in its script;
+cpu_seconds (per rank): LIGGGHTS' whole process (its set-up is a few hundredths of a second),
+Yade's O.run.
 """
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import textwrap
@@ -104,15 +107,19 @@ def liggghts(spec, ranks, workdir):
            "-nocite"]
     if ranks > 1:
         cmd = ["mpirun", "-n", str(ranks)] + cmd
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, cwd=workdir, env=_env(), capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) / ranks
     if p.returncode:
         raise RuntimeError(f"liggghts failed ({p.returncode}): "
                            f"{p.stdout[-2000:]}{p.stderr[-2000:]}")
     loop = re.findall(r"Loop time of ([0-9.eE+-]+) on (\d+) procs for (\d+) steps", p.stdout)
     seconds, procs, steps = float(loop[-1][0]), int(loop[-1][1]), int(loop[-1][2])
     x, r = last_dump(dump)
-    return {"seconds": seconds, "steps": steps, "simulated": steps * spec["dem_step"],
-            "step": spec["dem_step"], "ranks": procs, "physics": M.pour_physics(spec, x, r)}
+    return {"seconds": seconds, "cpu_seconds": cpu, "steps": steps,
+            "simulated": steps * spec["dem_step"], "step": spec["dem_step"], "ranks": procs,
+            "physics": M.pour_physics(spec, x, r)}
 
 
 # -- Yade -------------------------------------------------------------------------------------
@@ -143,13 +150,13 @@ O.engines = [
 ]
 O.dt = spec["dem_step"]
 steps = int(round(spec["duration"] / spec["dem_step"]))
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 O.run(steps, True)
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 x = [list(O.bodies[i].state.pos) for i in ids]
 r = [O.bodies[i].shape.radius for i in ids]
-json.dump({{"seconds": seconds, "steps": steps, "x": x, "r": r, "threads": O.numThreads,
-           "version": version}}, open({out_path!r}, "w"))
+json.dump({{"seconds": seconds, "cpu_seconds": cpu, "steps": steps, "x": x, "r": r,
+           "threads": O.numThreads, "version": version}}, open({out_path!r}, "w"))
 """
 
 
@@ -169,7 +176,7 @@ def yade(spec, threads, workdir):
     if p.returncode or not os.path.exists(paths["out"]):
         raise RuntimeError(f"yade failed ({p.returncode}): {p.stdout[-2000:]}{p.stderr[-2000:]}")
     out = json.load(open(paths["out"]))
-    return {"seconds": out["seconds"], "steps": out["steps"],
+    return {"seconds": out["seconds"], "cpu_seconds": out["cpu_seconds"], "steps": out["steps"],
             "simulated": out["steps"] * spec["dem_step"], "step": spec["dem_step"],
             "ranks": 1, "threads": out["threads"], "version": out["version"],
             "physics": M.pour_physics(spec, np.array(out["x"]), np.array(out["r"]))}
