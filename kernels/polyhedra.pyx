@@ -3,37 +3,32 @@
 from libc.math cimport sqrt, fabs, INFINITY
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t
+from linalg cimport dot3, cross3
+from typedefs cimport index_t
 
-DEF MAXP = 16
-DEF MAXC = 256          # corners of a clipped polygon at most (incident corners + 2 per side)
+cdef enum:
+    MAXP = 16           # contact points per pair at most: the twin's MAXP (LIMITS, tested)
+    MAXC = 256          # corners of a clipped polygon at most (incident corners + 2 per side)
+
+LIMITS = {"MAXP": MAXP, "MAXC": MAXC}
 
 
-cdef inline uint64_t mix(uint64_t z) nogil:
+cdef inline uint64_t mix(uint64_t z) noexcept nogil:
     z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
     z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
     return z ^ (z >> 31)
 
 
-cdef inline uint64_t corner_id(int side, uint64_t i0, uint64_t i1) nogil:
+cdef inline uint64_t corner_id(index_t side, uint64_t i0, uint64_t i1) noexcept nogil:
     cdef uint64_t lo = i0 if i0 < i1 else i1
     cdef uint64_t hi = i1 if i0 < i1 else i0
     return mix(mix(lo) + hi * 31 + <uint64_t>(side + 1) * 0x10000)
 
 
-cdef inline double dot(const double* a, const double* b) nogil:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-cdef inline void cross(const double* a, const double* b, double* c) nogil:
-    c[0] = a[1] * b[2] - a[2] * b[1]
-    c[1] = a[2] * b[0] - a[0] * b[2]
-    c[2] = a[0] * b[1] - a[1] * b[0]
-
-
-cdef void to_world(const double[:, ::1] V, const long[::1] vptr, const double[:, ::1] N,
-                   const double[::1] D, const long[::1] fptr, long t, const double* x,
-                   const double* R, double* v, double* n, double* d) nogil:
-    cdef long k, m, nv = vptr[t + 1] - vptr[t], nf = fptr[t + 1] - fptr[t]
+cdef void to_world(const double[:, ::1] V, const index_t[::1] vptr, const double[:, ::1] N,
+                   const double[::1] D, const index_t[::1] fptr, index_t t, const double* x,
+                   const double* R, double* v, double* n, double* d) noexcept nogil:
+    cdef index_t k, m, nv = vptr[t + 1] - vptr[t], nf = fptr[t + 1] - fptr[t]
     cdef double a, b, c
     for k in range(nv):
         a, b, c = V[vptr[t] + k, 0], V[vptr[t] + k, 1], V[vptr[t] + k, 2]
@@ -43,13 +38,13 @@ cdef void to_world(const double[:, ::1] V, const long[::1] vptr, const double[:,
         a, b, c = N[fptr[t] + k, 0], N[fptr[t] + k, 1], N[fptr[t] + k, 2]
         for m in range(3):
             n[3 * k + m] = R[3 * m] * a + R[3 * m + 1] * b + R[3 * m + 2] * c
-        d[k] = D[fptr[t] + k] + dot(&n[3 * k], x)
+        d[k] = D[fptr[t] + k] + dot3(&n[3 * k], x)
 
 
-cdef double face_query(const double* n, const double* d, long nf, const double* v, long nv,
-                       long* face) nogil:
+cdef double face_query(const double* n, const double* d, index_t nf, const double* v,
+                       index_t nv, index_t* face) noexcept nogil:
     cdef double best = -INFINITY, s, e
-    cdef long f, k
+    cdef index_t f, k
     face[0] = -1
     for f in range(nf):
         s = INFINITY
@@ -64,11 +59,12 @@ cdef double face_query(const double* n, const double* d, long nf, const double* 
     return best
 
 
-cdef int face_contact(const double* vr, const double* nr, const double* dr,
-                      const long[::1] FV, const long[::1] fvptr, long f0r, long fr,
-                      long nvr, const double* vi, const double* ni, long nfi, long f0i,
-                      double margin, int ref_b, double sign, double rad,
-                      long* feat, double* nrm, double* pts, double* gaps) nogil:
+cdef index_t face_contact(const double* vr, const double* nr, const double* dr,
+                          const index_t[::1] FV, const index_t[::1] fvptr, index_t f0r,
+                          index_t fr, index_t nvr, const double* vi, const double* ni,
+                          index_t nfi, index_t f0i, double margin, index_t ref_b, double sign,
+                          double rad, index_t* feat, double* nrm, double* pts,
+                          double* gaps) noexcept nogil:
     cdef double m[3]
     cdef double p[3]
     cdef double q[3]
@@ -81,8 +77,8 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
     cdef double keep[3 * MAXC]
     cdef double keeph[MAXC]
     cdef uint64_t keepid[MAXC]
-    cdef long order[MAXC]
-    cdef long fi = -1, f, k, idx, nA, nB, nref, c, j, prev, nk, used_count
+    cdef index_t order[MAXC]
+    cdef index_t fi = -1, f, k, idx, nA, nB, nref, c, j, prev, nk, used_count
     cdef double best = INFINITY, cc, off, s0, s1, tt, ln, scale = 0.0, tol, h, dref, eps
     cdef uint64_t base, fid, used
     cdef int dup
@@ -113,23 +109,23 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
         p[0], p[1], p[2] = vr[3 * j], vr[3 * j + 1], vr[3 * j + 2]
         j = FV[fvptr[f0r + fr] + (k + 1) % nref]
         q[0], q[1], q[2] = vr[3 * j] - p[0], vr[3 * j + 1] - p[1], vr[3 * j + 2] - p[2]
-        cross(q, m, side)
-        ln = sqrt(dot(side, side))
+        cross3(q, m, side)
+        ln = sqrt(dot3(side, side))
         side[0] /= ln
         side[1] /= ln
         side[2] /= ln
-        off = dot(side, p)
+        off = dot3(side, p)
         nB = 0
         for idx in range(nA):
             prev = idx - 1 if idx > 0 else nA - 1
-            s0 = dot(side, &A[3 * prev]) - off
-            s1 = dot(side, &A[3 * idx]) - off
+            s0 = dot3(side, &A[3 * prev]) - off
+            s1 = dot3(side, &A[3 * idx]) - off
             if s1 <= tol:
                 if s0 > tol and s1 < 0 and nB < MAXC:
                     tt = s0 / (s0 - s1)
                     for c in range(3):
                         Bq[3 * nB + c] = A[3 * prev + c] + tt * (A[3 * idx + c] - A[3 * prev + c])
-                    Bid[nB] = corner_id(<int>k, Aid[prev], Aid[idx])
+                    Bid[nB] = corner_id(k, Aid[prev], Aid[idx])
                     nB += 1
                 if nB < MAXC:
                     for c in range(3):
@@ -140,7 +136,7 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
                 tt = s0 / (s0 - s1)
                 for c in range(3):
                     Bq[3 * nB + c] = A[3 * prev + c] + tt * (A[3 * idx + c] - A[3 * prev + c])
-                Bid[nB] = corner_id(<int>k, Aid[prev], Aid[idx])
+                Bid[nB] = corner_id(k, Aid[prev], Aid[idx])
                 nB += 1
         for idx in range(3 * nB):
             A[idx] = Bq[idx]
@@ -173,12 +169,12 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
             for c in range(3):
                 e[c] = Bq[3 * j + c] - Bq[3 * prev + c]
                 p[c] = Bq[3 * idx + c] - Bq[3 * prev + c]
-            tt = dot(p, e) / dot(e, e)
+            tt = dot3(p, e) / dot3(e, e)
             for c in range(3):
                 q[c] = p[c] - tt * e[c]
-            if 0 < tt < 1 and sqrt(dot(q, q)) <= eps:
+            if 0 < tt < 1 and sqrt(dot3(q, q)) <= eps:
                 continue
-        h = dot(m, &Bq[3 * idx]) - dref
+        h = dot3(m, &Bq[3 * idx]) - dref
         if h <= margin:
             keep[3 * nk], keep[3 * nk + 1], keep[3 * nk + 2] = Bq[3 * idx], Bq[3 * idx + 1], \
                 Bq[3 * idx + 2]
@@ -210,24 +206,25 @@ cdef int face_contact(const double* vr, const double* nr, const double* dr,
         while (used >> fid) & 1:
             fid = (fid + 1) % 64
         used |= (<uint64_t>1) << fid
-        feat[k] = <long>fid
+        feat[k] = <index_t>fid
         h = keeph[idx]
         for c in range(3):
             nrm[3 * k + c] = sign * m[c]
             pts[3 * k + c] = keep[3 * idx + c] - 0.5 * h * m[c]
         gaps[k] = h
-    return <int>nk
+    return nk
 
 
-def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, ::1] N,
-                  const double[::1] D, const long[::1] fptr, const long[::1] FV,
-                  const long[::1] fvptr, const long[:, ::1] E, const long[::1] eptr,
-                  const double[::1] radius, const long[::1] ta, const double[:, ::1] xa,
-                  const double[:, :, ::1] Ra, const long[::1] tb, const double[:, ::1] xb,
-                  const double[:, :, ::1] Rb, double margin, long[::1] pair, long[::1] feature,
-                  double[:, ::1] normal, double[:, ::1] point, double[::1] gap):
-    cdef long npair = ta.shape[0], k, maxv = 0, maxf = 0, t, count = 0, i, j, c
-    cdef long nva, nvb, nfa, nfb, fa, fb, a_, b_, ei, ej, eA0, eB0, nEa, nEb
+def poly_contacts(const double[:, ::1] V, const index_t[::1] vptr, const double[:, ::1] N,
+                  const double[::1] D, const index_t[::1] fptr, const index_t[::1] FV,
+                  const index_t[::1] fvptr, const index_t[:, ::1] E, const index_t[::1] eptr,
+                  const double[::1] radius, const index_t[::1] ta, const double[:, ::1] xa,
+                  const double[:, :, ::1] Ra, const index_t[::1] tb, const double[:, ::1] xb,
+                  const double[:, :, ::1] Rb, double margin, index_t[::1] pair,
+                  index_t[::1] feature, double[:, ::1] normal, double[:, ::1] point,
+                  double[::1] gap):
+    cdef index_t npair = ta.shape[0], k, maxv = 0, maxf = 0, t, count = 0, i, j, c
+    cdef index_t nva, nvb, nfa, nfb, fa, fb, a_, b_, ei, ej, eA0, eB0, nEa, nEb
     cdef double *va
     cdef double *vb
     cdef double *na
@@ -244,12 +241,13 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
     cdef double L[3]
     cdef double Lb[3]
     cdef double w[3]
-    cdef long feat[MAXP]
+    cdef index_t feat[MAXP]
     cdef double nrm[3 * MAXP]
     cdef double pts[3 * MAXP]
     cdef double gaps[MAXP]
-    cdef int got, separated
-    cdef long ebest_a, ebest_b
+    cdef index_t got
+    cdef bint separated
+    cdef index_t ebest_a, ebest_b
     for t in range(vptr.shape[0] - 1):
         if vptr[t + 1] - vptr[t] > maxv:
             maxv = vptr[t + 1] - vptr[t]
@@ -284,7 +282,7 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
                 nEa, nEb = eptr[a_ + 1] - eA0, eptr[b_ + 1] - eB0
                 for ei in range(nEa):
                     i = eA0 + ei
-                    cross(&na[3 * E[i, 3]], &na[3 * E[i, 2]], bxa)
+                    cross3(&na[3 * E[i, 3]], &na[3 * E[i, 2]], bxa)
                     for c in range(3):
                         ua[c] = va[3 * E[i, 1] + c] - va[3 * E[i, 0] + c]
                     for ej in range(nEb):
@@ -292,28 +290,28 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
                         for c in range(3):
                             cvec[c] = -nb[3 * E[j, 2] + c]
                             dvec[c] = -nb[3 * E[j, 3] + c]
-                        cross(dvec, cvec, dxc)
-                        cba = dot(cvec, bxa)
-                        dba = dot(dvec, bxa)
-                        adc = dot(&na[3 * E[i, 2]], dxc)
-                        bdc = dot(&na[3 * E[i, 3]], dxc)
+                        cross3(dvec, cvec, dxc)
+                        cba = dot3(cvec, bxa)
+                        dba = dot3(dvec, bxa)
+                        adc = dot3(&na[3 * E[i, 2]], dxc)
+                        bdc = dot3(&na[3 * E[i, 3]], dxc)
                         if not (cba * dba < 0 and adc * bdc < 0 and cba * bdc > 0):
                             continue
                         for c in range(3):
                             ub[c] = vb[3 * E[j, 1] + c] - vb[3 * E[j, 0] + c]
-                        cross(ua, ub, L)
-                        ln = sqrt(dot(L, L))
-                        if ln <= 1e-9 * sqrt(dot(ua, ua) * dot(ub, ub)):
+                        cross3(ua, ub, L)
+                        ln = sqrt(dot3(L, L))
+                        if ln <= 1e-9 * sqrt(dot3(ua, ua) * dot3(ub, ub)):
                             continue
                         for c in range(3):
                             L[c] /= ln
                             w[c] = va[3 * E[i, 0] + c] - xa[k, c]
-                        if dot(L, w) < 0:
+                        if dot3(L, w) < 0:
                             for c in range(3):
                                 L[c] = -L[c]
                         for c in range(3):
                             w[c] = vb[3 * E[j, 0] + c] - va[3 * E[i, 0] + c]
-                        s = dot(L, w)
+                        s = dot3(L, w)
                         if s > margin:
                             separated = 1
                             break
@@ -333,15 +331,15 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
                         ua[c] = va[3 * E[i, 1] + c] - va[3 * E[i, 0] + c]
                         ub[c] = vb[3 * E[j, 1] + c] - vb[3 * E[j, 0] + c]
                         w[c] = va[3 * E[i, 0] + c] - vb[3 * E[j, 0] + c]
-                    Aa, Bc, Cc = dot(ua, ua), dot(ua, ub), dot(ub, ub)
-                    Dd, Ee = dot(ua, w), dot(ub, w)
+                    Aa, Bc, Cc = dot3(ua, ua), dot3(ua, ub), dot3(ub, ub)
+                    Dd, Ee = dot3(ua, w), dot3(ub, w)
                     den = Aa * Cc - Bc * Bc
                     t1 = (Bc * Ee - Cc * Dd) / den
                     t1 = 0.0 if t1 < 0 else (1.0 if t1 > 1 else t1)
                     t2 = (Aa * Ee - Bc * Dd) / den
                     t2 = 0.0 if t2 < 0 else (1.0 if t2 > 1 else t2)
                     pair[count] = k
-                    feature[count] = <long>(mix((<uint64_t>1 << 50) + <uint64_t>ebest_a * 65536
+                    feature[count] = <index_t>(mix((<uint64_t>1 << 50) + <uint64_t>ebest_a * 65536
                                                 + <uint64_t>ebest_b) % 64)
                     for c in range(3):
                         normal[count, c] = -Lb[c]
@@ -374,13 +372,13 @@ def poly_contacts(const double[:, ::1] V, const long[::1] vptr, const double[:, 
     return count
 
 
-def sphere_closest(const double[:, ::1] V, const long[::1] vptr, const double[:, ::1] N,
-                   const double[::1] D, const long[::1] fptr, const long[::1] FV,
-                   const long[::1] fvptr, const long[::1] t, const double[:, ::1] c,
+def sphere_closest(const double[:, ::1] V, const index_t[::1] vptr, const double[:, ::1] N,
+                   const double[::1] D, const index_t[::1] fptr, const index_t[::1] FV,
+                   const index_t[::1] fvptr, const index_t[::1] t, const double[:, ::1] c,
                    const double[::1] reach, double[:, ::1] y, double[::1] dist,
                    double[:, ::1] normal):
     """The compiled twin of polyhedra.sphere_closest (read its docstring)."""
-    cdef long n = t.shape[0], k, f, g, m, nv, a_, b_, top
+    cdef index_t n = t.shape[0], k, f, g, m, nv, a_, b_, top
     cdef double p, best, hi, eb, dz, dc, tt, ee
     cdef double q[3]
     cdef double cand[3]
@@ -418,7 +416,7 @@ def sphere_closest(const double[:, ::1] V, const long[::1] vptr, const double[:,
                     for m in range(3):
                         e[m] = V[b_, m] - V[a_, m]
                         w[m] = q[m] - V[a_, m]
-                    cross(e, w, u)
+                    cross3(e, w, u)
                     if not (u[0] * N[f, 0] + u[1] * N[f, 1] + u[2] * N[f, 2] >= 0):
                         inside = False
                 if inside:
