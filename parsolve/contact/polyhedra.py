@@ -145,16 +145,27 @@ def _pair(V, vptr, N, D, fptr, FV, fvptr, E, eptr, radius, ta, xa, Ra, tb, xb, R
                          margin, 0, -1.0, radius[ta])
 
 
-def _edge_contact(va, vb, ea, eb, L, s, i, j):
-    """The closest points of the two edges; L out of A, so the normal from B to A is -L."""
-    pa, ua = va[ea[0]], va[ea[1]] - va[ea[0]]
-    pb, ub = vb[eb[0]], vb[eb[1]] - vb[eb[0]]
+def closest_on_edges(pa, ua, pb, ub, a_range=(0.0, 1.0), b_range=(0.0, 1.0), den_min=None):
+    """The parameters (ta, tb) of the closest points pa + ta ua, pb + tb ub of two lines, each
+    clamped to its range: the closest points of two edges that an edge axis found crossing
+    (polyhedra: ranges [0, 1]; boxes: edges about their midpoints). (0, 0) where den, the
+    squared sine of their angle times their squared lengths, is not above den_min (if given)."""
     w = pa - pb
     A, Bc, C = ua @ ua, ua @ ub, ub @ ub
     Dd, Ee = ua @ w, ub @ w
     den = A * C - Bc * Bc
-    ta = min(max((Bc * Ee - C * Dd) / den, 0.0), 1.0)
-    tb = min(max((A * Ee - Bc * Dd) / den, 0.0), 1.0)
+    if den_min is not None and not den > den_min:
+        return 0.0, 0.0
+    ta = min(max((Bc * Ee - C * Dd) / den, a_range[0]), a_range[1])
+    tb = min(max((A * Ee - Bc * Dd) / den, b_range[0]), b_range[1])
+    return ta, tb
+
+
+def _edge_contact(va, vb, ea, eb, L, s, i, j):
+    """The closest points of the two edges; L out of A, so the normal from B to A is -L."""
+    pa, ua = va[ea[0]], va[ea[1]] - va[ea[0]]
+    pb, ub = vb[eb[0]], vb[eb[1]] - vb[eb[0]]
+    ta, tb = closest_on_edges(pa, ua, pb, ub)
     point = 0.5 * (pa + ta * ua + pb + tb * ub)
     fid = mix((1 << 50) + i * 65536 + j)
     return [(fid % 64, -L, point, s)]
