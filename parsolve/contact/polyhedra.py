@@ -17,8 +17,10 @@ made (an incident vertex, or an incident edge cut by a reference side), reduced 
 64 features of a contact key by probing, so that a point that persists keeps its key (warm
 start) and the points of one pair stay distinct. At most MAXP points per pair (the deepest).
 
-`poly_contacts` is the pure-Python twin of kernels/polyhedra.pyx (same name and arguments),
-held equal by tests/test_polyhedra.py; `contacts()` picks the compiled one when built.
+`poly_contacts` is the pure-Python twin of kernels/polyhedra.pyx (same name and arguments, its
+stages the kernel's functions: _face_query, _edge_query, _edge_contact, _face_contact, ...),
+held equal by tests/test_polyhedra.py and tests/test_polyhedra_kernel.py; `contacts()` picks
+the compiled one when built.
 """
 import numpy as np
 
