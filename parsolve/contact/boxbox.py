@@ -12,6 +12,7 @@ import numpy as np
 
 from ..dynamics.rotation import quat_to_matrix
 from ..shapes import box
+from .polyhedra import closest_on_edges
 
 EDGE_FEATURE = 48
 
@@ -132,11 +133,6 @@ def _edges(cA, RA, hA, cB, RB, hB, n, a, b, s):
     ea = cA + sum(-np.sign(RA[:, k] @ n) * hA[k] * RA[:, k] for k in range(3) if k != a)
     eb = cB + sum(np.sign(RB[:, k] @ n) * hB[k] * RB[:, k] for k in range(3) if k != b)
     da, db = RA[:, a], RB[:, b]
-    w = ea - eb
-    A, Bc, C = da @ da, da @ db, db @ db
-    D, E = da @ w, db @ w
-    den = A * C - Bc * Bc
-    ta = np.clip((Bc * E - C * D) / den, -hA[a], hA[a]) if den > 1e-12 else 0.0
-    tb = np.clip((A * E - Bc * D) / den, -hB[b], hB[b]) if den > 1e-12 else 0.0
+    ta, tb = closest_on_edges(ea, da, eb, db, (-hA[a], hA[a]), (-hB[b], hB[b]), den_min=1e-12)
     point = 0.5 * (ea + ta * da + eb + tb * db)
     return [(EDGE_FEATURE + 3 * a + b, n, point, s)]

@@ -17,8 +17,10 @@ made (an incident vertex, or an incident edge cut by a reference side), reduced 
 64 features of a contact key by probing, so that a point that persists keeps its key (warm
 start) and the points of one pair stay distinct. At most MAXP points per pair (the deepest).
 
-`poly_contacts` is the pure-Python twin of kernels/polyhedra.pyx (same name and arguments),
-held equal by tests/test_polyhedra.py; `contacts()` picks the compiled one when built.
+`poly_contacts` is the pure-Python twin of kernels/polyhedra.pyx (same name and arguments, its
+stages the kernel's functions: _face_query, _edge_query, _edge_contact, _face_contact, ...),
+held equal by tests/test_polyhedra.py and tests/test_polyhedra_kernel.py; `contacts()` picks
+the compiled one when built.
 """
 import numpy as np
 
@@ -104,9 +106,33 @@ def _pair(V, vptr, N, D, fptr, FV, fvptr, E, eptr, radius, ta, xa, Ra, tb, xb, R
     if sb > margin:
         return []
     bias = EDGE_BIAS * min(radius[ta], radius[tb])
-    # edge pairs that form a face of the Minkowski difference
-    se, ea_best, eb_best, L_best = -np.inf, -1, -1, None
     Ea, Eb = E[eptr[ta]:eptr[ta + 1]], E[eptr[tb]:eptr[tb + 1]]
+    se, ea_best, eb_best, L_best = _edge_query(va, na, vb, nb, Ea, Eb, xa, margin)
+    if se > margin:
+        return []
+    if se > max(sa, sb) + bias:
+        return _edge_contact(va, vb, Ea[ea_best], Eb[eb_best], L_best, se, ea_best, eb_best)
+    if sb > sa + bias:
+        # reference face on B: normal out of B, from B to A
+        return _face_contact(vb, nb, db, FV, fvptr, fptr[tb], fb, va, na, FV, fvptr,
+                             fptr[ta], margin, 1, 1.0, radius[tb])
+    return _face_contact(va, na, da, FV, fvptr, fptr[ta], fa, vb, nb, FV, fvptr, fptr[tb],
+                         margin, 0, -1.0, radius[ta])
+
+
+def _gauss_arcs_cross(a, b, bxa, c, d, dxc):
+    """Whether the arc a-b of A's Gauss map (an edge's two face normals) crosses the arc c-d
+    of -B's: only then the edges make a face of the Minkowski difference (Gregorius)."""
+    cba, dba = c @ bxa, d @ bxa
+    adc, bdc = a @ dxc, b @ dxc
+    return cba * dba < 0 and adc * bdc < 0 and cba * bdc > 0
+
+
+def _edge_query(va, na, vb, nb, Ea, Eb, xa, margin):
+    """Edge axes: (largest separation, its edges i of Ea and j of Eb, its unit axis L out of A)
+    over the edge pairs whose Gauss arcs cross; the first separation beyond the margin is
+    returned at once (no contact)."""
+    se, ea_best, eb_best, L_best = -np.inf, -1, -1, None
     for i in range(len(Ea)):
         a, b = na[Ea[i, 2]], na[Ea[i, 3]]
         pa = va[Ea[i, 0]]
@@ -115,9 +141,7 @@ def _pair(V, vptr, N, D, fptr, FV, fvptr, E, eptr, radius, ta, xa, Ra, tb, xb, R
         for j in range(len(Eb)):
             c, d = -nb[Eb[j, 2]], -nb[Eb[j, 3]]
             dxc = np.cross(d, c)
-            cba, dba = c @ bxa, d @ bxa
-            adc, bdc = a @ dxc, b @ dxc
-            if not (cba * dba < 0 and adc * bdc < 0 and cba * bdc > 0):
+            if not _gauss_arcs_cross(a, b, bxa, c, d, dxc):
                 continue
             pb = vb[Eb[j, 0]]
             ub = vb[Eb[j, 1]] - pb
@@ -130,32 +154,76 @@ def _pair(V, vptr, N, D, fptr, FV, fvptr, E, eptr, radius, ta, xa, Ra, tb, xb, R
                 L = -L                                   # out of A
             s = L @ (pb - pa)
             if s > margin:
-                return []
+                return s, i, j, L
             if s > se:
                 se, ea_best, eb_best, L_best = s, i, j, L
-    if se > max(sa, sb) + bias:
-        return _edge_contact(va, vb, Ea[ea_best], Eb[eb_best], L_best, se, ea_best, eb_best)
-    if sb > sa + bias:
-        # reference face on B: normal out of B, from B to A
-        return _face_contact(vb, nb, db, FV, fvptr, fptr[tb], fb, va, na, FV, fvptr,
-                             fptr[ta], margin, 1, 1.0, radius[tb])
-    return _face_contact(va, na, da, FV, fvptr, fptr[ta], fa, vb, nb, FV, fvptr, fptr[tb],
-                         margin, 0, -1.0, radius[ta])
+    return se, ea_best, eb_best, L_best
+
+
+def closest_on_edges(pa, ua, pb, ub, a_range=(0.0, 1.0), b_range=(0.0, 1.0), den_min=None):
+    """The parameters (ta, tb) of the closest points pa + ta ua, pb + tb ub of two lines, each
+    clamped to its range: the closest points of two edges that an edge axis found crossing
+    (polyhedra: ranges [0, 1]; boxes: edges about their midpoints). (0, 0) where den, the
+    squared sine of their angle times their squared lengths, is not above den_min (if given)."""
+    w = pa - pb
+    A, Bc, C = ua @ ua, ua @ ub, ub @ ub
+    Dd, Ee = ua @ w, ub @ w
+    den = A * C - Bc * Bc
+    if den_min is not None and not den > den_min:
+        return 0.0, 0.0
+    ta = min(max((Bc * Ee - C * Dd) / den, a_range[0]), a_range[1])
+    tb = min(max((A * Ee - Bc * Dd) / den, b_range[0]), b_range[1])
+    return ta, tb
 
 
 def _edge_contact(va, vb, ea, eb, L, s, i, j):
     """The closest points of the two edges; L out of A, so the normal from B to A is -L."""
     pa, ua = va[ea[0]], va[ea[1]] - va[ea[0]]
     pb, ub = vb[eb[0]], vb[eb[1]] - vb[eb[0]]
-    w = pa - pb
-    A, Bc, C = ua @ ua, ua @ ub, ub @ ub
-    Dd, Ee = ua @ w, ub @ w
-    den = A * C - Bc * Bc
-    ta = min(max((Bc * Ee - C * Dd) / den, 0.0), 1.0)
-    tb = min(max((A * Ee - Bc * Dd) / den, 0.0), 1.0)
+    ta, tb = closest_on_edges(pa, ua, pb, ub)
     point = 0.5 * (pa + ta * ua + pb + tb * ub)
     fid = mix_int((1 << 50) + i * 65536 + j)
     return [(fid % 64, -L, point, s)]
+
+
+def _incident_face(ni, m):
+    """The face of the incident body most anti-parallel to the reference normal m."""
+    fi, best = -1, np.inf
+    for f in range(len(ni)):
+        c = ni[f] @ m
+        if c < best:
+            best, fi = c, f
+    return fi
+
+
+def _merge_corners(poly, eps):
+    """The corners (point, id) of poly in order, less those within eps (in each coordinate)
+    of one kept before: clipping makes coincident corners where faces align."""
+    merged = []
+    for p, pid in poly:
+        if not any(np.abs(p - q).max() <= eps for q, _ in merged):
+            merged.append((p, pid))
+    return merged
+
+
+def _contact_corners(merged, eps, m, dref, margin):
+    """(point, id, gap) of the corners that are contact points: not on a straight side (within
+    eps of the segment of their neighbours: two nearly aligned faces give four points, not
+    eight) and within the margin over the reference plane m . y = dref."""
+    pts = []
+    n = len(merged)
+    for i, (p, pid) in enumerate(merged):
+        if n >= 3:
+            a, b = merged[i - 1][0], merged[(i + 1) % n][0]
+            d = b - a
+            t = (p - a) @ d / (d @ d)
+            e = p - a - t * d
+            if 0 < t < 1 and np.sqrt(e @ e) <= eps:
+                continue
+        h = m @ p - dref
+        if h <= margin:
+            pts.append((p, pid, h))
+    return pts
 
 
 def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, margin, ref_b,
@@ -163,19 +231,14 @@ def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, marg
     """Clip the incident face of I against reference face fr of R; sign turns R's outward
     normal into the contact normal (from B to A)."""
     m = nr[fr]
-    # incident face: the most anti-parallel to m
-    fi, best = -1, np.inf
-    for f in range(len(ni)):
-        c = ni[f] @ m
-        if c < best:
-            best, fi = c, f
+    fi = _incident_face(ni, m)
     inc = FVi[fvptri[f0i + fi]:fvptri[f0i + fi + 1]]
     poly = [(vi[v], int(v) + 1) for v in inc]
     ref = FV[fvptr[f0r + fr]:fvptr[f0r + fr + 1]]
     scale = max(np.abs(vr).max(), 1e-300)
     tol = 1e-9 * scale
     nref = len(ref)
-    for k in range(nref):
+    for k in range(nref):                  # the kernel's clip_incident: Sutherland-Hodgman
         if not poly:
             return []
         p, q = vr[ref[k]], vr[ref[(k + 1) % nref]]
@@ -193,26 +256,8 @@ def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, marg
             elif s0 < 0:
                 out.append((p0 + (s0 / (s0 - s1)) * (p1 - p0), corner_id(k, i0, i1)))
         poly = out
-    # merge corners within eps, drop corners on a straight side, keep those within margin
     eps = 1e-6 * rad
-    merged = []
-    for p, pid in poly:
-        if not any(np.abs(p - q).max() <= eps for q, _ in merged):
-            merged.append((p, pid))
-    pts = []
-    dref = dr[fr]
-    n = len(merged)
-    for i, (p, pid) in enumerate(merged):
-        if n >= 3:
-            a, b = merged[i - 1][0], merged[(i + 1) % n][0]
-            d = b - a
-            t = (p - a) @ d / (d @ d)
-            e = p - a - t * d
-            if 0 < t < 1 and np.sqrt(e @ e) <= eps:
-                continue
-        h = m @ p - dref
-        if h <= margin:
-            pts.append((p, pid, h))
+    pts = _contact_corners(_merge_corners(poly, eps), eps, m, dr[fr], margin)
     if len(pts) > MAXP:
         order = sorted(range(len(pts)), key=lambda k: (pts[k][2], k))[:MAXP]
         pts = [pts[k] for k in sorted(order)]
