@@ -12,6 +12,7 @@ cdef inline void sub3(const double* a, const double* b, double* c) noexcept nogi
 
 
 cdef inline void cross3(const double* a, const double* b, double* c) noexcept nogil:
+    """c = a x b (c must not alias a or b)."""
     c[0] = a[1] * b[2] - a[2] * b[1]
     c[1] = a[2] * b[0] - a[0] * b[2]
     c[2] = a[0] * b[1] - a[1] * b[0]
@@ -37,14 +38,3 @@ cdef inline bint solve3(const double* W, const double* b, double* x) noexcept no
     x[1] = (c01 * b[0] + (W[0] * W[8] - W[2] * W[6]) * b[1] + (W[2] * W[3] - W[0] * W[5]) * b[2]) * inv
     x[2] = (c02 * b[0] + (W[1] * W[6] - W[0] * W[7]) * b[1] + (W[0] * W[4] - W[1] * W[3]) * b[2]) * inv
     return True
-
-
-cdef inline double dot3(const double* a, const double* b) noexcept nogil:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-cdef inline void cross3(const double* a, const double* b, double* c) noexcept nogil:
-    """c = a x b (c must not alias a or b)."""
-    c[0] = a[1] * b[2] - a[2] * b[1]
-    c[1] = a[2] * b[0] - a[0] * b[2]
-    c[2] = a[0] * b[1] - a[1] * b[0]

@@ -7,6 +7,7 @@ import pytest
 
 from parsolve.contact import boxbox, polyhedra
 from parsolve.dynamics.rotation import axis_angle_to_quat, quat_to_matrix
+from parsolve import shapes
 from parsolve.shapes import polyhedron
 
 
@@ -30,8 +31,8 @@ def scene(rng, n_random=240, n_stacked=160):
              for n in (6, 8, 12, 20, 40)]
     hulls += [polyhedron.make("prism", prism(rng.uniform(0.4, 1.0), rng.uniform(0.3, 1.0), s))[0]
               for s in (5, 9, 24)]
-    hulls += [polyhedra._box_hull(np.array(h)) for h in ((0.5, 0.5, 0.5), (1.0, 0.2, 0.3),
-                                                        (0.1, 0.7, 0.4))]
+    hulls += [shapes.box.hull(shapes.LIBRARY.add(shapes.BOX, np.array(h)))
+              for h in ((0.5, 0.5, 0.5), (1.0, 0.2, 0.3), (0.1, 0.7, 0.4))]
     pack = polyhedra.Pack()
     t = pack.index(np.arange(len(hulls)), lambda k: hulls[k])
     radius = pack.arrays["radius"]
