@@ -236,19 +236,20 @@ def table(records):
     for r in records:
         if "failed" not in r:
             groups.setdefault((r["model"], r["code"], r["ranks"]), []).append(r)
-    rows = ["| model | code | ranks | runs | µs per step: best (worst: +%) | "
-            "wall s per simulated s: best (worst: +%) | CPU s per simulated s: best | "
-            "physics (best run) | unconverged steps |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| model | code | ranks | runs | µs per step: best (worst) | CPU µs per step | "
+            "wall s per simulated s | CPU s per simulated s | physics (best run) | "
+            "unconverged steps |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     order = list(M.MODELS)
     for (model, code, ranks), rs in sorted(groups.items(),
                                            key=lambda kv: (order.index(kv[0][0]), kv[0][2])):
         best = min(rs, key=lambda r: r["seconds"])
-        spread = f"+{100 * (max(r['seconds'] for r in rs) / best['seconds'] - 1):.0f} %"
+        worst = max(rs, key=lambda r: r["seconds"])
+        cpu = min(r["cpu_seconds"] for r in rs)
         unconv = best.get("unconverged_steps", "")
         rows.append(f"| {model} | {code} | {ranks} | {len(rs)} | {_num(best['us_per_step'])} "
-                    f"({spread}) | {_num(best['wall_per_simulated'])} ({spread}) | "
-                    f"{_num(min(r['cpu_per_simulated'] for r in rs))} | "
+                    f"({_num(worst['us_per_step'])}) | {_num(1e6 * cpu / best['steps'])} | "
+                    f"{_num(best['wall_per_simulated'])} | {_num(cpu / best['simulated'])} | "
                     f"{_physics_cell(model, best.get('physics'))} | {unconv} |")
     return "\n".join(rows)
 
