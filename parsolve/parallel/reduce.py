@@ -41,3 +41,33 @@ def exact_sums(columns, comm=None):
     out = np.ldexp(total.astype(float), -shifts)
     summed = finite & (gmax > 0)
     return out if summed.all() else np.where(summed, out, np.where(finite, 0.0, gmax))
+
+
+def exact_binned_sums(terms, bins, nbins, comm=None):
+    """Partition-independent sums of the rows of `terms` (n, k), any signs, by bin: (nbins, k),
+    out[b] the sum of the rows whose bins == b (rows with a bin outside [0, nbins) are left
+    out). The same integer scaling as exact_sums, per column: a function of the set of
+    (bin, row) terms alone, so equal on any number of ranks. Non-finite terms are refused."""
+    terms = np.asarray(terms, dtype=float).reshape(len(bins), -1)
+    bins = np.asarray(bins, np.int64)
+    keep = (bins >= 0) & (bins < nbins)
+    terms, bins = terms[keep], bins[keep]
+    k = terms.shape[1]
+    if not np.all(np.isfinite(terms)):
+        raise ValueError("exact_binned_sums: a term is not finite")
+    local_max = np.abs(terms).max(axis=0) if len(terms) else np.zeros(k)
+    if comm is not None and comm.Get_size() > 1:
+        gmax = np.empty(k)
+        comm.Allreduce(local_max, gmax, op=MPI.MAX)
+        n = comm.allreduce(len(terms), op=MPI.SUM)
+    else:
+        gmax, n = local_max, len(terms)
+    shifts = 61 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
+    ints = np.floor(np.ldexp(terms, shifts[None, :])).astype(np.int64)
+    total = np.zeros((nbins, k), np.int64)
+    np.add.at(total, bins, ints)
+    if comm is not None and comm.Get_size() > 1:
+        out = np.empty_like(total)
+        comm.Allreduce(total, out, op=MPI.SUM)
+        total = out
+    return np.ldexp(total.astype(float), -shifts[None, :])
