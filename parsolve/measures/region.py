@@ -11,8 +11,10 @@ ranks. Conventions (SI, world frame):
   overlap volume with the cell (no boundary error); other shapes whole when their centre is
   in, with the error bound packing_error = (volume of those whose bounding sphere crosses the
   cell's boundary) / (cell volume);
-- a contact is active when its normal force exceeds zero (or, given contact_gap, when its gap
-  is at most contact_gap: the geometric contacts of a crystal at rest without load);
+- a contact is active when its normal force exceeds contact_force (default 0 N: an iterative
+  solver's round-off can leave a contact that carries nothing with a tiny force; give a small
+  force to leave those out), or, given contact_gap, when its gap is at most contact_gap (the
+  geometric contacts of a crystal at rest without load);
 - coordination Z = (sum over the cell's bodies of their active body-body contact partners,
   each partner once however many points the pair has) / (number of bodies); the mechanical
   coordination leaves out rattlers, bodies with fewer than min_contacts partners (Thornton's
@@ -62,12 +64,13 @@ class _Terms:
         return np.concatenate(self.rows), np.concatenate(self.cells)
 
 
-def active(ends, contact_gap=None):
+def active(ends, contact_gap=None, contact_force=0.0):
     """The ends of active contacts (see the module's docstring)."""
-    return ends["gap"] <= contact_gap if contact_gap is not None else ends["fn"] > 0.0
+    return ends["gap"] <= contact_gap if contact_gap is not None else \
+        ends["fn"] > contact_force
 
 
-def terms(region, bodies, ends, contact_gap=None, min_contacts=2):
+def terms(region, bodies, ends, contact_gap=None, min_contacts=2, contact_force=0.0):
     """(terms (n, WIDTH), cells (n,)) of this rank's bodies and ends (ends with their
     centres attached; every end of a body on the rank that holds the body's other ends)."""
     T = _Terms()
@@ -90,7 +93,7 @@ def terms(region, bodies, ends, contact_gap=None, min_contacts=2):
     at = np.flatnonzero(ec >= 0)
     T.add(ec[at], stress=ends["force"][at, :, None] * (ends["x"][at] - ends["point"][at])
           [:, None, :])
-    act = active(ends, contact_gap) & ~tables.wall(ends)
+    act = active(ends, contact_gap, contact_force) & ~tables.wall(ends)
     at = np.flatnonzero(act & (ec >= 0))
     n = ends["normal"][at]
     T.add(ec[at], fabric=n[:, :, None] * n[:, None, :], fabric_ends=1.0)
@@ -149,11 +152,11 @@ def finish(region, sums, kinetic=False):
 EDGES = np.append(np.linspace(0.0, 5.0, 21), np.inf)     # normal force / mean: bins of 0.25
 
 
-def histogram_terms(region, ends, mean, contact_gap=None, edges=EDGES):
+def histogram_terms(region, ends, mean, contact_gap=None, contact_force=0.0, edges=EDGES):
     """(terms (n, bins), cells) of the distribution of the active body-body contact points'
     normal force in units of their cell's mean `mean` (ncells,) (a second pass: the mean
     first)."""
-    act = active(ends, contact_gap) & ~tables.wall(ends) & ends["first"]
+    act = active(ends, contact_gap, contact_force) & ~tables.wall(ends) & ends["first"]
     pc = region.locate(ends["point"])
     at = np.flatnonzero(act & (pc >= 0))
     m = np.asarray(mean)[pc[at]]
@@ -165,13 +168,13 @@ def histogram_terms(region, ends, mean, contact_gap=None, edges=EDGES):
 
 
 def measure(region, bodies, ends, sums, contact_gap=None, min_contacts=2, kinetic=False,
-            histogram=True):
+            histogram=True, contact_force=0.0):
     """Every measure of the region's cells from this rank's bodies and ends (centres
     attached), reduced through sums(terms, cells, ncells)."""
-    t, c = terms(region, bodies, ends, contact_gap, min_contacts)
+    t, c = terms(region, bodies, ends, contact_gap, min_contacts, contact_force)
     out = finish(region, sums(t, c, region.ncells), kinetic)
     if histogram:
-        t, c = histogram_terms(region, ends, out["mean_force"], contact_gap)
+        t, c = histogram_terms(region, ends, out["mean_force"], contact_gap, contact_force)
         counts = sums(t, c, region.ncells)
         out["force_histogram"] = np.rint(counts)
         out["force_edges"] = EDGES

@@ -1,0 +1,201 @@
+"""Measures of regions, coarse-grained fields, force chains and masonry joints against
+analytic cases: a crystal's packing and coordination, a column's weight, a compressed
+packing's plate force, an arch's statics."""
+import numpy as np
+import pytest
+
+import parsolve as ps
+from parsolve.errors import InputError
+from parsolve.measures import Ball, Box, Grid, coarse, overlap, region as parse_region, slabs
+from parsolve.measures import chains, masonry, tables
+from parsolve.measures.region import measure
+from parsolve.parallel.reduce import exact_binned_sums
+from tests.scenes import G, run
+
+
+def sums(t, c, n):
+    return exact_binned_sums(t, c, n)
+
+
+def tables_of(sim):
+    b = tables.bodies_table(sim.owned)
+    return b, tables.attach(tables.ends_table(sim.contacts, sim.h), b)
+
+
+# -- overlap volumes ---------------------------------------------------------------------------
+def test_sphere_box_overlaps_are_exact():
+    r = 0.7
+    full = 4 / 3 * np.pi * r ** 3
+    cap = lambda hgt: np.pi * hgt * hgt * (3 * r - hgt) / 3           # noqa: E731
+    vol = overlap.sphere_box([[0, 0, 0]] * 5, [r] * 5,
+                             [[0.3, -9, -9], [0, 0, 0], [-9, -9, -9], [0, 0, -9], [-0.2, -9, -9]],
+                             [[9, 9, 9], [9, 9, 9], [9, 9, 9], [9, 9, 9], [0.2, 9, 9]])
+    np.testing.assert_allclose(vol, [cap(r - 0.3), full / 8, full, full / 4,
+                                     full - 2 * cap(r - 0.2)], rtol=1e-14)
+    # any sphere is split without loss among the cells of a grid (cuts by faces, edges and
+    # corners of every sign)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.2, 0.8, (200, 3))
+    rad = rng.uniform(0.02, 0.19, 200)
+    rows, cells, v = Grid((0, 0, 0), (1, 1, 1), (4, 3, 5)).sphere_volumes(x, rad)
+    np.testing.assert_allclose(np.bincount(rows, v, minlength=200), 4 / 3 * np.pi * rad ** 3,
+                               rtol=1e-13)
+    assert len(rows) > 600                                     # most spheres are cut
+
+
+def test_sphere_ball_overlap_is_the_lens():
+    # two unit balls at distance 1: the lens is 5 pi / 12
+    np.testing.assert_allclose(overlap.sphere_ball([[1, 0, 0], [3, 0, 0], [0.1, 0, 0]],
+                                                   [1, 1, 0.5], [0, 0, 0], 1.0),
+                               [5 * np.pi / 12, 0.0, 4 / 3 * np.pi / 8], rtol=1e-14)
+
+
+def test_regions_from_text_and_bad_input():
+    g = parse_region("grid:0,0,0,1,2,3,1,2,3")
+    assert g.ncells == 6 and np.allclose(g.volume, 1.0)
+    assert list(g.locate([[0.5, 1.5, 0.5], [0.5, 0.5, 2.5], [2, 0, 0]])) == [1, 4, -1]
+    s = parse_region("slabs:0,0,0,1,1,1,z,4")
+    assert s.shape == (1, 1, 4)
+    assert parse_region("ball:0,0,0,2").volume[0] == pytest.approx(32 / 3 * np.pi)
+    with pytest.raises(InputError, match="region 'cube:1'"):
+        parse_region("cube:1")
+    with pytest.raises(InputError, match="box: needs lo < hi"):
+        Box((0, 0, 0), (1, -1, 1))
+
+
+# -- a crystal ----------------------------------------------------------------------------------
+def fcc(n, r):
+    a = 2 * np.sqrt(2) * r
+    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
+    cells = np.array(list(np.ndindex(n, n, n)))
+    return (cells[:, None, :] + basis[None]).reshape(-1, 3) * a, a
+
+
+def test_an_fcc_crystal_packs_at_pi_over_sqrt18_with_twelve_neighbours():
+    r = 0.01
+    x, a = fcc(5, r)
+    m = ps.Model(gravity=(0, 0, 0))
+    m.surface("g", "g", friction=0.5)
+    m.spheres(x, r, "g", density=1000)
+    sim = run(m, 1e-5, 1e-5)
+    b, e = tables_of(sim)
+    for lo, cells in ((1.3 * a, 3), (0.9 * a, 2)):          # any aligned box of whole cells
+        out = measure(Box((lo,) * 3, (lo + cells * a,) * 3), b, e, sums, contact_gap=1e-12)
+        assert out["packing"][0] == pytest.approx(np.pi / np.sqrt(18), abs=1e-12)
+        assert out["packing_error"][0] == 0.0
+        assert out["coordination"][0] == 12 and out["coordination_mechanical"][0] == 12
+        assert out["rattlers"][0] == 0
+        np.testing.assert_allclose(out["fabric"][0], np.eye(3) / 3, atol=1e-14)
+    # a ball about a site holds the site's centre, and a lens of each of its 12 neighbours
+    centre = x[np.argmin(np.linalg.norm(x - 2.5 * a, axis=1))]
+    out = measure(Ball(centre, 1.5 * r), b, e, sums, contact_gap=1e-12)
+    assert out["bodies"][0] == 1 and out["coordination"][0] == 12
+    lens = overlap.sphere_ball([[2 * r, 0, 0]], [r], [0, 0, 0], 1.5 * r)[0]
+    vol = 4 / 3 * np.pi * r ** 3 + 12 * lens
+    assert out["packing"][0] == pytest.approx(vol / (4 / 3 * np.pi * (1.5 * r) ** 3),
+                                              rel=1e-13)
+
+
+# -- a column at rest, a packing under a plate ------------------------------------------------
+R, NC, LAYERS = 0.01, 3, 6
+
+
+def stack(gravity, top_load=None, friction=0.5):
+    """NC x NC columns of LAYERS touching spheres (simple cubic) in a box of frictionless
+    walls on a floor; with top_load, a plate (a box body) on top pressed down by that force."""
+    m = ps.Model(gravity=gravity)
+    m.surface("g", "g", friction=friction)
+    m.surface("g", "w", friction=0.0)
+    L = 2 * R * NC
+    m.box_walls((0, 0, 0), (L, L, 1.0), "w")
+    ijk = np.array(list(np.ndindex(NC, NC, LAYERS)), float)
+    m.spheres(R + 2 * R * ijk, R, "g", density=2000)
+    if top_load is not None:
+        plate = m.box((L / 2, L / 2, 2 * R * LAYERS + 0.005), (L / 2 - 1e-4, L / 2 - 1e-4,
+                                                               0.005), "g", density=2000)
+        m.load(plate, force=(0, 0, -top_load))
+    return m, L
+
+
+def test_a_column_s_slab_stress_is_the_weight_above_and_its_density_integrates_to_its_mass():
+    m, L = stack((0, 0, -G))
+    sim = run(m, 0.02, 1e-3, tol=1e-12)
+    b, e = tables_of(sim)
+    mg = 2000 * 4 / 3 * np.pi * R ** 3 * G
+    out = measure(slabs((0, 0, 0), (L, L, 2 * R * LAYERS), "z", LAYERS), b, e, sums,
+                  kinetic=True)
+    above = NC * NC * mg * (LAYERS - 0.5 - np.arange(LAYERS))     # above each layer's middle
+    np.testing.assert_allclose(out["stress"][:, 2, 2], above / L ** 2, rtol=1e-8)
+    np.testing.assert_allclose(out["stress"][:, 0, 0], 0.0, atol=1e-8 * above[0] / L ** 2)
+    assert np.all(out["bodies"] == NC * NC)
+    assert out["packing"] == pytest.approx(np.pi / 6, rel=1e-13)      # simple cubic
+    # vertical chains: 2 partners inside, 1 at the top (the floor is a wall, not a partner)
+    np.testing.assert_allclose(out["coordination"], [1] + [2] * (LAYERS - 2) + [1])
+    # coarse-grained: the density integrates to the mass, the stress to Love-Weber's total
+    grid = Grid((-0.05, -0.05, -0.05), (L + 0.05, L + 0.05, 2 * R * LAYERS + 0.05),
+                (14, 14, 20))
+    for kernel in ("gaussian", "lucy"):
+        f = coarse.fields(grid, b, e, sums, kernel=kernel, width=1.5 * R)
+        dV = np.prod(grid.spacing)
+        assert f["density"].sum() * dV == pytest.approx(b["mass"].sum(), rel=1e-12)
+        total = out["stress_contact"].sum(axis=0) * L * L * 2 * R
+        np.testing.assert_allclose(f["stress_contact"].sum(axis=0) * dV, total,
+                                   rtol=1e-10, atol=1e-12 * abs(total).max())
+        assert np.abs(f["velocity"]).max() < 1e-9
+
+
+def test_love_weber_stress_of_a_compressed_packing_is_the_plate_force_over_its_area():
+    F = 50.0
+    m, L = stack((0, 0, 0), top_load=F, friction=0.0)
+    sim = run(m, 0.01, 1e-3, tol=1e-12)
+    b, e = tables_of(sim)
+    # the lateral contacts carry nothing but the solver's round-off
+    assert 0 < e["fn"][np.abs(e["normal"][:, 2]) < 0.5].max() < 1e-9 * F
+    out = measure(Box((0, 0, 0), (L, L, 2 * R * LAYERS)), b, e, sums, contact_force=1e-6 * F)
+    sigma = out["stress"][0]
+    assert sigma[2, 2] == pytest.approx(F / L ** 2, rel=1e-8)
+    np.testing.assert_allclose(sigma - np.diag(np.diag(sigma)), 0.0, atol=1e-8 * F / L ** 2)
+    assert out["mean_force"][0] == pytest.approx(F / NC ** 2, rel=1e-8)
+    inner = measure(Box((0, 0, 0), (L, L, 2 * R * LAYERS - R)), b, e, sums,
+                    contact_force=1e-6 * F)           # without the plate's contact points
+    assert inner["force_histogram"][0].sum() == inner["contacts"][0] == NC * NC * (LAYERS - 1)
+    # the rigid plate shares F among the columns as the solver chose (statically
+    # indeterminate), each column carries its share down to the floor: force chains
+    vertical = np.flatnonzero((np.abs(e["normal"][:, 2]) > 0.5) & ~tables.wall(e))
+    weakest = e["fn"][vertical].min()
+    assert weakest > 0.5 * F / NC ** 2
+    ch = chains.chains(e, 0.99 * weakest)
+    assert len(ch["force"]) == len(vertical) == 2 * NC * NC * LAYERS      # the plate's too
+    length = np.linalg.norm(ch["points"][1::2] - ch["points"][0::2], axis=1)
+    np.testing.assert_allclose(length[ch["gid"] < NC * NC * LAYERS], R, rtol=1e-9)
+    assert len(chains.chains(e, e["fn"].max())["force"]) == 0
+
+
+# -- an arch ---------------------------------------------------------------------------------
+def test_an_arch_at_rest_carries_its_weight_along_a_thrust_line_within_every_joint():
+    t, blocks = 0.25, 7
+    m = ps.Model(gravity=(0, 0, -G))
+    m.surface("stone", "stone", friction=0.8, restitution=0.0)
+    ids = m.arch(span=2 * (1.0 - t / 2), thickness=t, depth=0.3, blocks=blocks,
+                 material="stone", density=2000)
+    sim = run(m, 0.1, 2e-3, tol=1e-10, max_iter=2000)
+    b, e = tables_of(sim)
+    j = masonry.joints(e)
+    assert len(j["a"]) == blocks + 1 and np.all(j["state"] < 2)
+    # the thrust point lies within its joint: between intrados and extrados, along the joint
+    radial = j["centre"] - [0, j["centre"][0, 1], 0]
+    radial[:, 1] = 0
+    radial /= np.linalg.norm(radial, axis=1)[:, None]
+    ecc = np.einsum("ij,ij->i", j["thrust"] - j["centre"], radial)
+    assert np.all(np.abs(ecc) <= t / 2 * (1 + 1e-9)) and np.abs(ecc).max() > 0.2 * t
+    # statics of every voussoir: the joints' forces at their thrust points balance its weight
+    order = np.argsort(b["gid"])
+    for k, gid in enumerate(ids):
+        x, mass = b["x"][order][gid], b["mass"][order][gid]
+        F, M = np.array([0, 0, -mass * G]), np.zeros(3)
+        for sign, mine in ((1, j["a"] == gid), (-1, j["b"] - 2 ** 20 == gid)):
+            for q in np.flatnonzero(mine):
+                F += sign * j["force"][q]
+                M += np.cross(j["thrust"][q] - x, sign * j["force"][q])
+        assert np.linalg.norm(F) < 1e-6 * mass * G
+        assert abs(M[1]) < 1e-6 * mass * G * t
