@@ -1,6 +1,8 @@
 """Measures of regions, coarse-grained fields, force chains and masonry joints against
 analytic cases: a crystal's packing and coordination, a column's weight, a compressed
 packing's plate force, an arch's statics."""
+import os
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,97 @@ def test_an_arch_at_rest_carries_its_weight_along_a_thrust_line_within_every_joi
                 M += np.cross(j["thrust"][q] - x, sign * j["force"][q])
         assert np.linalg.norm(F) < 1e-6 * mass * G
         assert abs(M[1]) < 1e-6 * mass * G * t
+
+
+# -- sensors -----------------------------------------------------------------------------------
+def test_a_region_sensor_records_what_the_frames_measure(tmp_path):
+    """A measure sensor's samples equal the measures of the frames at the same steps."""
+    from parsolve.io.measures import read_frame
+    from parsolve.io.results import _h5py
+
+    m, L = stack((0, 0, -G))
+    cells = slabs((0, 0, 0), (L, L, 2 * R * LAYERS), "z", 3)
+    m.sensor("bed", region=cells, every=5, kinetic=True,
+             quantities=("packing", "coordination", "stress", "fabric", "force_histogram"))
+    m.sensor("ball", region="ball:0.03,0.03,0.06,0.025", every=5)
+    out = str(tmp_path / "bed.h5")
+    run(m, 0.02, 1e-3, tol=1e-12, output=out, frames=5e-3)
+    with _h5py().File(out, "r") as f:
+        s = f["sensors/bed"]
+        assert s["stress"].shape == (5, 3, 9) and s["packing"].shape == (5, 3, 1)
+        steps = list(s["step"][()])
+        for k, step in enumerate(f["frames/step"][()]):
+            b, e, h, t, _ = read_frame(f, k)
+            got = measure(cells, b, e, sums, kinetic=True)
+            i = steps.index(step)
+            np.testing.assert_array_equal(s["stress"][i], got["stress"].reshape(3, 9))
+            np.testing.assert_array_equal(s["coordination"][i, :, 0], got["coordination"])
+            np.testing.assert_array_equal(s["force_histogram"][i], got["force_histogram"])
+        assert s["stress"][-1, 0, 8] > 0 and "slabs" not in s.attrs["region"]
+        assert f["sensors/ball/packing"].shape == (5, 1, 1)
+
+
+def test_bad_region_sensors_are_refused():
+    m = ps.Model()
+    with pytest.raises(InputError, match="unknown quantity 'porosity'"):
+        m.sensor("s", region="box:0,0,0,1,1,1", quantities=("porosity",))
+    with pytest.raises(InputError, match="unknown option 'gap'"):
+        m.sensor("s", region="box:0,0,0,1,1,1", gap=1e-3)
+    with pytest.raises(InputError, match="give region= alone"):
+        m.sensor("s", region="box:0,0,0,1,1,1", bodies=[0])
+    with pytest.raises(InputError, match="options of a region sensor"):
+        m.sensor("s", bodies=[0], kinetic=True)
+
+
+# -- the command ------------------------------------------------------------------------------
+def test_parsolve_measure_writes_the_measures_fields_chains_and_plots(tmp_path, capsys):
+    from parsolve.cli import main
+    from parsolve.io.measures import read_frame
+    from parsolve.io.results import _h5py
+
+    m, L = stack((0, 0, -G))
+    out = str(tmp_path / "col.h5")
+    run(m, 0.01, 1e-3, tol=1e-12, output=out, frames=5e-3)
+    H = 2 * R * LAYERS
+    slab = f"slabs:0,0,0,{L},{L},{H},z,{LAYERS}"
+    grid = f"grid:-0.02,-0.02,-0.02,{L + 0.02},{L + 0.02},{H + 0.02},5,5,8"
+    assert main(["measure", out, "--region", slab, "--region", "ball:0.03,0.03,0.06,0.02",
+                 "--grid", grid, "--width", "0.01", "--chains", "1", "--joints"]) == 0
+    written = capsys.readouterr().out.split()
+    assert written[:2] == [str(tmp_path / "col-measures.h5"),
+                           str(tmp_path / "col-measures.xdmf")]
+    assert {os.path.basename(p) for p in written[2:]} >= {
+        "col-measures-region0.png", "col-measures-region0-profile.png",
+        "col-measures-region0-forces.png", "col-measures-region1.png"}
+    h5py = _h5py()
+    with h5py.File(out, "r") as f, h5py.File(written[0], "r") as o:
+        b, e, *_ = read_frame(f, 2)
+        want = measure(parse_region(slab), b, e, sums)
+        np.testing.assert_array_equal(o["region0/stress"][2], want["stress"])
+        assert list(o["frames/step"][()]) == [0, 5, 10]
+        rho = o["fields/000002/density"][()]
+        assert rho.shape == (8, 5, 5)
+        dV = (L + 0.04) ** 2 * (H + 0.04) / 200
+        assert rho.sum() * dV == pytest.approx(b["mass"].sum(), rel=1e-12)
+        assert o["chains/000002/force"].shape[0] > 0
+        # joints: every contact pair; closed where the columns carry their weight
+        state = o["joints/000002/state"][()]
+        assert len(state) == len(np.unique(np.stack([e["gid"], e["partner"]])[:, e["first"]],
+                                           axis=1).T)
+        assert np.sum(state == 0) == NC * NC * LAYERS
+    vtk = pytest.importorskip("vtkmodules.vtkIOXdmf2")
+    reader = vtk.vtkXdmfReader()
+    reader.SetFileName(written[1])
+    reader.UpdateTimeStep(0.01)                           # the last frame's
+    data = reader.GetOutputDataObject(0)
+    blocks = {data.GetMetaData(i).Get(data.NAME()): data.GetBlock(i)
+              for i in range(data.GetNumberOfBlocks())}
+    assert blocks["fields"].GetNumberOfCells() == 200
+    assert blocks["fields"].GetCellData().GetArray("density").GetNumberOfTuples() == 200
+    assert blocks["fields"].GetCellData().GetArray("stress").GetNumberOfComponents() == 9
+    assert blocks["chains"].GetNumberOfCells() > 0
+    with pytest.raises(SystemExit):
+        main(["measure"])
+    assert main(["measure", out]) == 2
+    assert "give --region" in capsys.readouterr().err
+    assert main(["measure", out, "--region", "cube:1"]) == 2

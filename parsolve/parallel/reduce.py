@@ -48,7 +48,8 @@ def exact_binned_sums(terms, bins, nbins, comm=None):
     out[b] the sum of the rows whose bins == b (rows with a bin outside [0, nbins) are left
     out). The same integer scaling as exact_sums, per column: a function of the set of
     (bin, row) terms alone, so equal on any number of ranks. Non-finite terms are refused."""
-    terms = np.asarray(terms, dtype=float).reshape(len(bins), -1)
+    terms = np.asarray(terms, dtype=float)
+    terms = terms[:, None] if terms.ndim == 1 else terms
     bins = np.asarray(bins, np.int64)
     keep = (bins >= 0) & (bins < nbins)
     terms, bins = terms[keep], bins[keep]
