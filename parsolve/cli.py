@@ -67,6 +67,11 @@ def main(argv=None):
     rend.add_argument("--frame", type=int, default=-1, help="frame index (default: the last)")
     rend.add_argument("--out", help="the PNG (default: FILE-frameNNNNNN.png)")
     rend.add_argument("--size", default="800x600", help="width x height in pixels")
+    rend.add_argument("--color", default="force", choices=("force", "velocity", "none"),
+                      help="colour the contact points by force (default) or the bodies by "
+                           "speed, with a colour bar")
+    rend.add_argument("--chains", type=float, metavar="K", help="draw the force chains: "
+                      "contacts above K times the mean normal force")
     meas = sub.add_parser("measure", help="packing, coordination, stress, fabric, forces of "
                           "regions; coarse-grained fields, force chains, masonry joints")
     meas.add_argument("file")
@@ -111,7 +116,8 @@ def main(argv=None):
     if ns.command == "render":
         from .io.render import render
 
-        return _guard(lambda: print(render(ns.file, ns.frame, ns.out, _size(ns.size))))
+        return _guard(lambda: print(render(ns.file, ns.frame, ns.out, _size(ns.size),
+                                           ns.color, ns.chains)))
     if ns.command == "measure":
         return _guard(lambda: print("\n".join(_measure(ns))))
     if ns.command == "plot":

@@ -295,3 +295,52 @@ def test_parsolve_measure_writes_the_measures_fields_chains_and_plots(tmp_path, 
     assert main(["measure", out]) == 2
     assert "give --region" in capsys.readouterr().err
     assert main(["measure", out, "--region", "cube:1"]) == 2
+
+
+# -- pictures ----------------------------------------------------------------------------------
+def test_render_draws_walls_a_colour_bar_and_force_chains(tmp_path):
+    """The column between its walls: the half-spaces drawn (grey where there are no bodies), a
+    colour bar at the right, and the force chains (coloured tubes, only with --chains); an
+    arch's voussoirs and abutments drawn by their faces."""
+    vtk = pytest.importorskip("vtk", reason="make setup installs the vtk wheel")
+    from vtkmodules.util.numpy_support import vtk_to_numpy
+
+    from parsolve.io.render import render
+
+    def pixels(path):
+        reader = vtk.vtkPNGReader()
+        reader.SetFileName(str(path))
+        reader.Update()
+        image = reader.GetOutput()
+        w, h, _ = image.GetDimensions()
+        return vtk_to_numpy(image.GetPointData().GetScalars()).reshape(h, w, -1)[::-1, :, :3]
+
+    m, L = stack((0, 0, -G))
+    out = str(tmp_path / "col.h5")
+    run(m, 0.005, 1e-3, tol=1e-12, output=out)
+    size = (400, 300)
+    plain = pixels(render(out, out=str(tmp_path / "a.png"), size=size, color="none"))
+    bar = pixels(render(out, out=str(tmp_path / "b.png"), size=size, color="velocity"))
+    chains_png = pixels(render(out, out=str(tmp_path / "c.png"), size=(640, 480), chains=0.5))
+    grey = np.all(np.abs(plain.astype(int) - 190) < 40, axis=2) & \
+        (np.ptp(plain.astype(int), axis=2) < 8)
+    assert grey.mean() > 0.05                                  # the walls and the floor
+    saturated = lambda p: np.ptp(p.astype(int), axis=2) > 120  # noqa: E731
+    right = slice(int(0.8 * size[0]), size[0])
+    middle = slice(int(0.35 * size[1]), int(0.75 * size[1]))
+    assert not saturated(plain)[middle, right].any()
+    assert saturated(bar)[middle, right].mean(axis=0).max() == 1.0    # the colour bar
+    assert saturated(chains_png)[:, :500].sum() > 200          # the chains' coloured tubes
+    assert not saturated(plain)[:, :int(0.78 * size[0])].any()
+    t = 0.25
+    a = ps.Model(gravity=(0, 0, -G))
+    a.surface("stone", "stone", friction=0.8)
+    a.arch(span=2 * (1.0 - t / 2), thickness=t, depth=0.3, blocks=5, material="stone",
+           density=2000)
+    out = str(tmp_path / "arch.h5")
+    run(a, 0.002, 1e-3, output=out)
+    arch = pixels(render(out, out=str(tmp_path / "d.png"), size=size, color="velocity"))
+    drawn = np.any(arch != arch[0, 0], axis=2)
+    assert 0.03 < drawn[:, :int(0.78 * size[0])].mean() < 0.9
+    with pytest.raises(InputError, match="color must be one of"):
+        render(out, color="pink")

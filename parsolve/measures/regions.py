@@ -9,6 +9,7 @@ grid:X0,Y0,Z0,X1,Y1,Z1,NX,NY,NZ  slabs:X0,Y0,Z0,X1,Y1,Z1,AXIS,N (AXIS x, y or z)
 import numpy as np
 
 from ..errors import InputError
+from .. import shapes
 from . import overlap
 
 AXES = "xyz"
@@ -133,7 +134,7 @@ class Ball:
 
     @property
     def volume(self):
-        return np.array([4.0 / 3.0 * np.pi * self.radius ** 3])
+        return np.array([shapes.sphere.volume(self.radius)])
 
     def centres(self):
         return self.centre[None, :]

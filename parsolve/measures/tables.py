@@ -25,7 +25,7 @@ def body_volumes(shape, radius, half, template=None):
     shape = np.asarray(shape)
     out = np.full(len(shape), np.nan)
     s = shape == shapes.SPHERE
-    out[s] = 4.0 / 3.0 * np.pi * radius[s] ** 3
+    out[s] = shapes.sphere.volume(radius[s])
     b = shape == shapes.BOX
     out[b] = 8.0 * np.prod(half[b], axis=1)
     if template is not None:
