@@ -65,6 +65,54 @@ def test_regions_from_text_and_bad_input():
         Box((0, 0, 0), (1, -1, 1))
 
 
+def gas(x, v, mass=1.0, shape=0, radius=0.1, volume=None):
+    """A body table of free bodies (no contacts) and its empty ends."""
+    n = len(x)
+    b = {"gid": np.arange(n), "x": np.asarray(x, float), "v": np.asarray(v, float),
+         "mass": np.full(n, mass), "radius": np.full(n, radius), "shape": np.full(n, shape),
+         "volume": np.full(n, 4 / 3 * np.pi * radius ** 3 if volume is None else volume)}
+    e = tables.ends_of(np.zeros(0, int), np.zeros(0, int), np.zeros((0, 3)),
+                       np.zeros((0, 3, 3)), np.zeros((0, 3)), np.zeros(0), 1.0)
+    return b, tables.attach(e, b)
+
+
+def test_the_kinetic_stress_is_the_momentum_flux_about_the_mean_velocity():
+    """Two bodies of mass m moving at +-u along x and a common drift w: sigma_kin = 2 m u^2 / V
+    along xx alone, the mean velocity w; the coarse-grained velocity of a uniform flow is it."""
+    u, w = 0.3, np.array([0.0, 1.0, -2.0])
+    b, e = gas([[0.2, 0.5, 0.5], [0.8, 0.5, 0.5]], [w + (u, 0, 0), w - (u, 0, 0)], mass=2.0)
+    out = measure(Box((0, 0, 0), (1, 1, 1)), b, e, sums, kinetic=True)
+    want = np.zeros((3, 3))
+    want[0, 0] = 2 * 2.0 * u * u
+    np.testing.assert_allclose(out["stress"][0], want, atol=1e-15)
+    np.testing.assert_allclose(out["velocity"][0], w)
+    assert out["coordination"][0] == 0 and np.isnan(out["mean_force"][0])
+    rng = np.random.default_rng(1)
+    b, e = gas(rng.uniform(0.3, 0.7, (50, 3)), np.tile(w, (50, 1)))
+    f = coarse.fields(Grid((0, 0, 0), (1, 1, 1), (10, 10, 10)), b, e, sums, "lucy", 0.2)
+    # (the exact sums quantize every term to ~1e-17 of the largest: a cell with 1e-3 of the
+    # densest cell's mass has its velocity to ~1e-13)
+    moving = f["density"] > 1e-3 * f["density"].max()
+    np.testing.assert_allclose(f["velocity"][moving], np.tile(w, (moving.sum(), 1)),
+                               rtol=1e-12)
+    np.testing.assert_allclose(f["stress_kinetic"][moving], 0.0,
+                               atol=1e-12 * f["density"].max())
+
+
+def test_packing_of_other_shapes_is_bounded_by_the_bodies_across_the_boundary():
+    """Cubes of side 1/2 on the unit lattice fill 1/8 of any box of whole cells, offset or
+    not: the centre rule's value lies within its stated bound of it."""
+    ijk = np.array(list(np.ndindex(6, 6, 6)), float) + 0.5
+    b, e = gas(ijk, np.zeros_like(ijk), shape=1, radius=np.sqrt(3) / 4, volume=0.125)
+    for lo in (1.0, 1.3, 1.5):
+        out = measure(Box((lo,) * 3, (lo + 3,) * 3), b, e, sums)
+        assert abs(out["packing"][0] - 0.125) <= out["packing_error"][0]
+        # no cube crosses the faces of the box from 1 to 4: the value is exact there
+        assert (out["packing_error"][0] > 0) == (lo != 1.0) and out["packing_error"][0] < 0.5
+    out = measure(Ball((3, 3, 3), 0.4), b, e, sums)
+    assert out["packing"][0] == 0 and out["packing_error"][0] == 0
+
+
 # -- a crystal ----------------------------------------------------------------------------------
 def fcc(n, r):
     a = 2 * np.sqrt(2) * r

@@ -43,7 +43,8 @@ def read_frame(f, k):
         b["volume"][poly] = [vol.get(int(i), np.nan) for i in b["gid"][poly]]
     c = g["contacts"]
     ends = tables.ends_of(c["k1"][()], c["k2"][()], c["point"][()], c["frame"][()],
-                          c["R"][()], c["gap"][()], h)
+                          c["R"][()], c["gap"][()], h,
+                          c["status"][()] if "status" in c else None)
     ends = tables.attach(ends, b)
     return b, ends, h, float(g.attrs["time"]), int(g.attrs["step"])
 
@@ -90,11 +91,6 @@ def measure_file(path, regions=(), grid=None, frames=None, kernel="gaussian", wi
     with h5py.File(path, "r") as f, h5py.File(out + ".tmp", "w") as o:
         for k in frame_indices(f, frames):
             b, e, h, t, step = read_frame(f, k)
-            if "status" in f[f"frames/{k:06d}/contacts"]:
-                status = f[f"frames/{k:06d}/contacts/status"][()]
-                k2 = f[f"frames/{k:06d}/contacts/k2"][()]
-                status = status[k2 >= 0]
-                e["status"] = np.concatenate([status, status[(k2[k2 >= 0] // 64) >= 2 ** 20]])
             steps.append(step)
             times.append(t)
             label = f"{len(steps) - 1:06d}"
@@ -106,8 +102,7 @@ def measure_file(path, regions=(), grid=None, frames=None, kernel="gaussian", wi
                     g.create_dataset(name, data=_grid_array(grid, value))
                 g.attrs.update(time=t, step=step)
             if chains is not None:
-                act = e["first"] & (e["partner"] >= 2 ** 20) & (e["fn"] > 0)
-                mean = e["fn"][act].mean() if act.any() else 0.0
+                mean = tables.mean_normal_force(e)
                 c = chain_mod.chains(e, chains * mean)
                 g = o.create_group(f"chains/{label}")
                 for name, value in c.items():

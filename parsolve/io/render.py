@@ -59,11 +59,10 @@ def render(path, frame=-1, out=None, size=(800, 600), color="force", chains=None
         if chains is not None:
             from .measures import read_frame
             from ..measures.chains import chains as chain_segments
+            from ..measures.tables import mean_normal_force
 
             _, ends, *_ = read_frame(f, k)
-            between = ends["first"] & (ends["partner"] >= 2 ** 20) & (ends["fn"] > 0)
-            mean = ends["fn"][between].mean() if between.any() else 0.0
-            segments = chain_segments(ends, chains * mean)
+            segments = chain_segments(ends, chains * mean_normal_force(ends))
     ren = vtk.vtkRenderer()
     ren.SetBackground(1.0, 1.0, 1.0)
     speed = np.linalg.norm(data["bodies/v"], axis=1)

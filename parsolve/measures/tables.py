@@ -50,12 +50,13 @@ def bodies_table(bodies, n=None):
                                    bodies.template[rows])}
 
 
-def ends_of(k1, k2, point, frame, R, gap, h):
+def ends_of(k1, k2, point, frame, R, gap, h, status=None):
     """The ends of the contact rows among (k1, k2, point, frame, R, gap), step size h:
     columns END_COLUMNS but x (the centre, attached later): gid (the end's body), partner
     (the other side's code: an obstacle's index, or a body's gid + 2^20), first (A's end),
     point, normal (from the other side to this body), force (on this body, world), fn
-    (normal force, > 0 pushing the bodies apart), gap."""
+    (normal force, > 0 pushing the bodies apart), gap; and status (the rows' status codes,
+    laws.codes.STATUS) when given."""
     c = np.flatnonzero(np.asarray(k2) >= 0)
     k1, code = np.asarray(k1)[c], np.asarray(k2)[c] // FEATURES
     frame, R = np.asarray(frame)[c], np.asarray(R)[c]
@@ -64,7 +65,9 @@ def ends_of(k1, k2, point, frame, R, gap, h):
     n = frame[:, 0, :]
     fn = R[:, 0] / h
     b = np.flatnonzero(code >= OBSTACLE_CODES)
-    return {"gid": np.concatenate([k1, code[b] - OBSTACLE_CODES]),
+    extra = {} if status is None else \
+        {"status": np.concatenate([np.asarray(status)[c], np.asarray(status)[c][b]])}
+    return {**extra, "gid": np.concatenate([k1, code[b] - OBSTACLE_CODES]),
             "partner": np.concatenate([code, k1[b] + OBSTACLE_CODES]),
             "first": np.concatenate([np.ones(len(c), bool), np.zeros(len(b), bool)]),
             "point": np.concatenate([point, point[b]]),
@@ -98,6 +101,13 @@ def attach(ends, bodies):
 def wall(ends):
     """Ends whose other side is an obstacle."""
     return ends["partner"] < OBSTACLE_CODES
+
+
+def mean_normal_force(ends):
+    """The mean normal force of the loaded contact points between bodies (each row once) of
+    `ends` (serial: all of a frame's ends); 0 without any."""
+    rows = ends["first"] & ~wall(ends) & (ends["fn"] > 0)
+    return float(ends["fn"][rows].mean()) if rows.any() else 0.0
 
 
 def select(table, rows):
