@@ -8,7 +8,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.measures import Ball, Box, Grid, coarse, overlap, region as parse_region, slabs
+from parsolve.measures import Ball, Box, Grid, coarse, overlap, parse_region, slabs
 from parsolve.measures import chains, masonry, tables
 from parsolve.measures.region import measure
 from parsolve.parallel.reduce import exact_binned_sums
@@ -22,6 +22,20 @@ def sums(t, c, n):
 def tables_of(sim):
     b = tables.bodies_table(sim.owned)
     return b, tables.attach(tables.ends_table(sim.contacts, sim.h), b)
+
+
+def test_binned_exact_sums_depend_on_the_set_of_terms_alone():
+    rng = np.random.default_rng(5)
+    t = rng.normal(size=(2000, 4)) * np.array([1.0, 1e-3, 1e3, 1.0])
+    b = rng.integers(-1, 7, 2000)                      # bin -1: left out
+    s = exact_binned_sums(t, b, 7)
+    want = np.array([t[b == i].sum(axis=0) for i in range(7)])
+    assert np.all(np.abs(s - want).max(axis=0) <= 1e-13 * np.abs(t).max(axis=0))
+    p = rng.permutation(2000)
+    np.testing.assert_array_equal(exact_binned_sums(t[p], b[p], 7), s)
+    t[3, 1], b[3] = np.nan, 2                         # a term that is not finite: its bin's
+    s = exact_binned_sums(t, b, 7)                     # sum of that column alone is NaN
+    assert np.isnan(s[2, 1]) and np.isnan(s).sum() == 1
 
 
 # -- overlap volumes ---------------------------------------------------------------------------

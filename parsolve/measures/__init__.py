@@ -7,4 +7,4 @@ terms; the caller sums them exactly (parsolve.parallel.reduce.exact_binned_sums)
 numbers are the same on any number of ranks. `parsolve measure FILE` (parsolve/io/measures.py)
 takes them from a results file; `model.sensor(NAME, region=...)` during a run.
 """
-from .regions import Ball, Box, Grid, parse as region, slabs  # noqa: F401
+from .regions import Ball, Box, Grid, parse as parse_region, slabs  # noqa: F401

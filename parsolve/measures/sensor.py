@@ -1,6 +1,6 @@
 """Measure sensors: a region's measures as a time series in the results file.
 
-    model.sensor("bed", region=ps.measures.slabs(lo, hi, "z", 10),
+    model.sensor("bed", region=slabs(lo, hi, "z", 10),     # parsolve.measures.slabs
                  quantities=("packing", "coordination", "stress"), every=100)
 
 The quantities are those of parsolve.measures.region (packing, packing_error, coordination,

@@ -47,15 +47,16 @@ def exact_binned_sums(terms, bins, nbins, comm=None):
     """Partition-independent sums of the rows of `terms` (n, k), any signs, by bin: (nbins, k),
     out[b] the sum of the rows whose bins == b (rows with a bin outside [0, nbins) are left
     out). The same integer scaling as exact_sums, per column: a function of the set of
-    (bin, row) terms alone, so equal on any number of ranks. Non-finite terms are refused."""
+    (bin, row) terms alone, so equal on any number of ranks. A bin's sum with a term that is
+    not finite is NaN (on every rank alike: nothing is raised between the collectives)."""
     terms = np.asarray(terms, dtype=float)
     terms = terms[:, None] if terms.ndim == 1 else terms
     bins = np.asarray(bins, np.int64)
     keep = (bins >= 0) & (bins < nbins)
     terms, bins = terms[keep], bins[keep]
     k = terms.shape[1]
-    if not np.all(np.isfinite(terms)):
-        raise ValueError("exact_binned_sums: a term is not finite")
+    finite = np.isfinite(terms)
+    terms = np.where(finite, terms, 0.0)
     local_max = np.abs(terms).max(axis=0) if len(terms) else np.zeros(k)
     if comm is not None and comm.Get_size() > 1:
         gmax = np.empty(k)
@@ -64,11 +65,12 @@ def exact_binned_sums(terms, bins, nbins, comm=None):
     else:
         gmax, n = local_max, len(terms)
     shifts = 61 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
-    ints = np.floor(np.ldexp(terms, shifts[None, :])).astype(np.int64)
-    total = np.zeros((nbins, k), np.int64)
-    np.add.at(total, bins, ints)
+    ints = np.rint(np.ldexp(terms, shifts[None, :])).astype(np.int64)   # unbiased
+    total = np.zeros((2, nbins, k), np.int64)          # the sums, and the terms not finite
+    np.add.at(total[0], bins, ints)
+    np.add.at(total[1], bins, (~finite).astype(np.int64))
     if comm is not None and comm.Get_size() > 1:
         out = np.empty_like(total)
         comm.Allreduce(total, out, op=MPI.SUM)
         total = out
-    return np.ldexp(total.astype(float), -shifts[None, :])
+    return np.where(total[1] > 0, np.nan, np.ldexp(total[0].astype(float), -shifts[None, :]))
