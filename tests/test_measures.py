@@ -293,6 +293,33 @@ def test_a_region_sensor_records_what_the_frames_measure(tmp_path):
         assert f["sensors/ball/packing"].shape == (5, 1, 1)
 
 
+def test_field_and_joint_sensors_record_what_the_frames_give(tmp_path):
+    from parsolve.io.measures import read_frame
+    from parsolve.io.results import _h5py
+
+    m, L = stack((0, 0, -G))
+    grid = Grid((0, 0, -R / 2), (L, L, 2 * R * LAYERS), (1, 1, 3))
+    m.sensor("cg", region=grid, every=5, kernel="lucy", width=0.03,
+             quantities=("field_density", "field_stress", "joints"))
+    out = str(tmp_path / "cg.h5")
+    run(m, 0.01, 1e-3, tol=1e-12, output=out, frames=5e-3)
+    with _h5py().File(out, "r") as f:
+        s = f["sensors/cg"]
+        b, e, *_ = read_frame(f, 2)
+        want = coarse.fields(grid, b, e, sums, "lucy", 0.03)
+        np.testing.assert_array_equal(s["field_density"][-1, :, 0], want["density"])
+        np.testing.assert_array_equal(s["field_stress"][-1], want["stress"].reshape(3, 9))
+        j = masonry.joints(e)
+        cell = grid.locate(j["centre"])
+        inside = cell >= 0                       # (the joints on the walls x, y = L are not)
+        counts = np.zeros((3, 4))
+        np.add.at(counts, (cell[inside], j["state"][inside]), 1)
+        counts[:, 3] = np.bincount(cell[inside], j["sliding_points"][inside] > 0, minlength=3)
+        np.testing.assert_array_equal(s["joints"][-1], counts)
+        # the columns' joints and their feet on the floor closed, the lateral ones open
+        assert counts[:, 0].sum() == NC * NC * LAYERS and counts[:, 2].sum() > 0
+
+
 def test_bad_region_sensors_are_refused():
     m = ps.Model()
     with pytest.raises(InputError, match="unknown quantity 'porosity'"):
@@ -301,6 +328,8 @@ def test_bad_region_sensors_are_refused():
         m.sensor("s", region="box:0,0,0,1,1,1", gap=1e-3)
     with pytest.raises(InputError, match="give region= alone"):
         m.sensor("s", region="box:0,0,0,1,1,1", bodies=[0])
+    with pytest.raises(InputError, match="coarse-grained fields need a grid"):
+        m.sensor("s", region="ball:0,0,0,1", quantities=("field_density",))
     with pytest.raises(InputError, match="options of a region sensor"):
         m.sensor("s", bodies=[0], kinetic=True)
 

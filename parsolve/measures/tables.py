@@ -78,9 +78,11 @@ def ends_of(k1, k2, point, frame, R, gap, h, status=None):
 
 
 def ends_table(contacts, h):
-    """The ends of an Interactions table's contact rows."""
+    """The ends of an Interactions table's contact rows, with their status."""
+    from .. import laws
+
     return ends_of(contacts.k1, contacts.k2, contacts.point, contacts.frame, contacts.R,
-                   contacts.gap, h)
+                   contacts.gap, h, laws.status(contacts.kind, contacts.param, contacts.R))
 
 
 def attach(ends, bodies):

@@ -1,6 +1,6 @@
 """Measure sensors in parallel (run at 2 and 3 ranks): a settling bed of spheres and a wall of
 bricks (pairs whose contact points lie on two ranks) give the serial run's samples bit for
-bit, every measure."""
+bit, every measure, the coarse-grained fields and the joints' counts."""
 import os
 import tempfile
 
@@ -11,7 +11,7 @@ from mpi4py import MPI
 
 import parsolve as ps
 from parsolve.measures import Ball, Grid, slabs
-from parsolve.measures.sensor import QUANTITIES
+from parsolve.measures.sensor import QUANTITIES, REGION
 from parsolve.parallel import Comm
 from parsolve.simulation import Simulation
 
@@ -63,9 +63,10 @@ def test_measure_sensors_equal_the_serial_runs_bit_for_bit(scene):
         lo, hi = ((0, 0, 0), (0.375, 0.1, 0.05)) if scene == "bed" else \
             ((-0.1, -0.1, 0), (1.1, 0.2, 0.3))
         m.sensor("grid", region=Grid(lo, hi, (3, 1, 2)), quantities=QUANTITIES, every=4,
-                 kinetic=True)
+                 kinetic=True, kernel="lucy", width=0.06)
         m.sensor("slabs", region=slabs(lo, hi, "z", 5), every=4, contact_force=1e-9)
-        m.sensor("ball", region=Ball(np.add(lo, hi) / 2, 0.05), every=4, quantities=QUANTITIES)
+        m.sensor("ball", region=Ball(np.add(lo, hi) / 2, 0.05), every=4,
+                 quantities=REGION + ("joints",))
         return m
 
     steps = 12 if scene == "bed" else 8
@@ -86,4 +87,5 @@ def test_measure_sensors_equal_the_serial_runs_bit_for_bit(scene):
         # not an empty comparison: contacts, coordination, packing and stress were measured
         assert np.nanmax(a["grid/contacts"]) > 5 and np.nanmax(a["grid/coordination"]) > 0.1
         assert np.nanmax(a["grid/packing"]) > 0.05 and np.abs(a["grid/stress"][-1]).max() > 0
+        assert a["grid/field_density"].max() > 0 and a["grid/joints"][-1].sum() > 0
     WORLD.Barrier()
