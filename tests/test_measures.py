@@ -430,6 +430,12 @@ def test_render_draws_walls_a_colour_bar_and_force_chains(tmp_path):
            density=2000)
     out = str(tmp_path / "arch.h5")
     run(a, 0.002, 1e-3, output=out)
+    from parsolve.io.measures import read_frame
+    from parsolve.io.results import _h5py
+
+    with _h5py().File(out, "r") as f:                # a block's volume from its drawn faces
+        b, *_ = read_frame(f, 1)
+    np.testing.assert_allclose(b["volume"], b["mass"] / 2000, rtol=1e-12)
     arch = pixels(render(out, out=str(tmp_path / "d.png"), size=size, color="velocity"))
     drawn = np.any(arch != arch[0, 0], axis=2)
     assert 0.03 < drawn[:, :int(0.78 * size[0])].mean() < 0.9
