@@ -67,8 +67,10 @@ def ball_corner(a, b, c):
         for wb, tb in choices[1]:
             for wc, tc in choices[2]:
                 w = wa * wb * wc
-                if np.any(w):
-                    total += w * _corner_positive(ta, tb, tc)
+                at = np.flatnonzero((w != 0) & (ta * ta + tb * tb + tc * tc < 1.0))
+                if len(at):                         # only corners that hold some volume
+                    total.flat[at] += w.flat[at] * _corner_positive(ta.flat[at], tb.flat[at],
+                                                                    tc.flat[at])
     return total
 
 

@@ -67,8 +67,12 @@ def exact_binned_sums(terms, bins, nbins, comm=None):
     shifts = 61 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
     ints = np.rint(np.ldexp(terms, shifts[None, :])).astype(np.int64)   # unbiased
     total = np.zeros((2, nbins, k), np.int64)          # the sums, and the terms not finite
-    np.add.at(total[0], bins, ints)
-    np.add.at(total[1], bins, (~finite).astype(np.int64))
+    if len(bins):                                      # integer sums: any order is exact
+        order = np.argsort(bins, kind="stable")
+        b = bins[order]
+        start = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+        total[0, b[start]] = np.add.reduceat(ints[order], start, axis=0)
+        total[1, b[start]] = np.add.reduceat((~finite[order]).astype(np.int64), start, axis=0)
     if comm is not None and comm.Get_size() > 1:
         out = np.empty_like(total)
         comm.Allreduce(total, out, op=MPI.SUM)
