@@ -1,5 +1,6 @@
 """Command line: `parsolve run model.py`, `parsolve info FILE`, `parsolve plot FILE`,
-`parsolve fclib solve|info FILE` (FCLIB local problems).
+`parsolve measure FILE` (packing, stress, ... of regions), `parsolve fclib solve|info FILE`
+(FCLIB local problems).
 
 `parsolve run` executes the model script (as `python model.py` would, with `__name__ ==
 "__main__"`), also under `mpirun -n P`. Exit codes:
@@ -66,6 +67,35 @@ def main(argv=None):
     rend.add_argument("--frame", type=int, default=-1, help="frame index (default: the last)")
     rend.add_argument("--out", help="the PNG (default: FILE-frameNNNNNN.png)")
     rend.add_argument("--size", default="800x600", help="width x height in pixels")
+    rend.add_argument("--color", default="force", choices=("force", "velocity", "none"),
+                      help="colour the contact points by force (default) or the bodies by "
+                           "speed, with a colour bar")
+    rend.add_argument("--chains", type=float, metavar="K", help="draw the force chains: "
+                      "contacts above K times the mean normal force")
+    meas = sub.add_parser("measure", help="packing, coordination, stress, fabric, forces of "
+                          "regions; coarse-grained fields, force chains, masonry joints")
+    meas.add_argument("file")
+    meas.add_argument("--region", action="append", default=[], metavar="R",
+                      help="box:X0,Y0,Z0,X1,Y1,Z1, ball:X,Y,Z,R, grid:X0,..,Z1,NX,NY,NZ or "
+                           "slabs:X0,..,Z1,AXIS,N (repeat for several)")
+    meas.add_argument("--grid", metavar="G", help="coarse-grain on this grid "
+                      "(grid:X0,Y0,Z0,X1,Y1,Z1,NX,NY,NZ)")
+    meas.add_argument("--kernel", default="gaussian", help="gaussian or lucy")
+    meas.add_argument("--width", type=float, help="the kernel's width [m] (default: twice "
+                      "the largest cell side)")
+    meas.add_argument("--frames", help="frame indices, comma-separated (default: all)")
+    meas.add_argument("--chains", type=float, metavar="K", help="force chains: contacts "
+                      "above K times the mean normal force")
+    meas.add_argument("--joints", action="store_true", help="masonry joints and thrust points")
+    meas.add_argument("--contact-gap", type=float, help="count contacts by gap <= this "
+                      "instead of by force")
+    meas.add_argument("--contact-force", type=float, default=0.0,
+                      help="count contacts whose normal force exceeds this [N] (0)")
+    meas.add_argument("--min-contacts", type=int, default=2,
+                      help="rattlers have fewer contacts than this (2)")
+    meas.add_argument("--kinetic", action="store_true", help="add the kinetic stress")
+    meas.add_argument("--out", help="the measures file (default FILE-measures.h5)")
+    meas.add_argument("--no-plots", action="store_true")
     dofs = sub.add_parser("dofs", help="the free motions (degrees of freedom) of a model's "
                                        "constrained bodies")
     from .analysis import cli as analysis_cli
@@ -86,12 +116,32 @@ def main(argv=None):
     if ns.command == "render":
         from .io.render import render
 
-        return _guard(lambda: print(render(ns.file, ns.frame, ns.out, _size(ns.size))))
+        return _guard(lambda: print(render(ns.file, ns.frame, ns.out, _size(ns.size),
+                                           ns.color, ns.chains)))
+    if ns.command == "measure":
+        return _guard(lambda: print("\n".join(_measure(ns))))
     if ns.command == "plot":
         from .io.plot import plot_history
 
         return _guard(lambda: print("\n".join(plot_history(ns.file, ns.out))))
     return 1
+
+
+def _measure(ns):
+    """`parsolve measure FILE ...`: the paths written."""
+    from .errors import InputError
+    from .io.measures import measure_file
+
+    if not ns.region and ns.grid is None and ns.chains is None and not ns.joints:
+        raise InputError("parsolve measure: give --region, --grid, --chains or --joints")
+    try:
+        frames = None if ns.frames is None else [int(k) for k in ns.frames.split(",")]
+    except ValueError:
+        raise InputError(f"--frames: expected indices like 0,-1, got {ns.frames!r}") from None
+    return measure_file(ns.file, ns.region, ns.grid, frames, ns.kernel, ns.width, ns.chains,
+                        ns.joints, ns.out, not ns.no_plots, contact_gap=ns.contact_gap,
+                        contact_force=ns.contact_force, min_contacts=ns.min_contacts,
+                        kinetic=ns.kinetic)
 
 
 def _size(text):

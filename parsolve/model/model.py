@@ -186,14 +186,27 @@ class Model(MasonryCommands, *elements.COMMANDS):
                                  "never moves and has no mass)")
         return name
 
-    def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1, joints=None):
+    def sensor(self, name, bodies=None, pairs=None, quantities=None, every=1, joints=None,
+               region=None, **options):
         """A time series of chosen bodies, contact pairs or joints (by name) in the results
         file, every `every` steps, at /sensors/NAME (parsolve/sensors.py lists the
-        quantities)."""
+        quantities); or, with region=, the measures of a region's cells
+        (parsolve/measures/sensor.py)."""
         from ..io.sensors import Sensor
 
         if any(s.name == name for s in self.sensors):
             raise InputError(f"sensor {name!r} is defined twice")
+        if region is not None:
+            from ..measures.sensor import MeasureSensor
+
+            if any(x is not None for x in (bodies, pairs, joints)):
+                raise InputError(f"sensor {name!r}: give region= alone, or bodies=, pairs= "
+                                 "or joints=")
+            self.sensors.append(MeasureSensor(name, region, quantities, every, **options))
+            return
+        if options:
+            raise InputError(f"sensor {name!r}: {', '.join(options)}: options of a region "
+                             "sensor (region=)")
         self.sensors.append(Sensor(name, bodies, pairs, quantities, every, joints))
 
     def load(self, body, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):

@@ -41,3 +41,40 @@ def exact_sums(columns, comm=None):
     out = np.ldexp(total.astype(float), -shifts)
     summed = finite & (gmax > 0)
     return out if summed.all() else np.where(summed, out, np.where(finite, 0.0, gmax))
+
+
+def exact_binned_sums(terms, bins, nbins, comm=None):
+    """Partition-independent sums of the rows of `terms` (n, k), any signs, by bin: (nbins, k),
+    out[b] the sum of the rows whose bins == b (rows with a bin outside [0, nbins) are left
+    out). The same integer scaling as exact_sums, per column: a function of the set of
+    (bin, row) terms alone, so equal on any number of ranks. A bin's sum with a term that is
+    not finite is NaN (on every rank alike: nothing is raised between the collectives)."""
+    terms = np.asarray(terms, dtype=float)
+    terms = terms[:, None] if terms.ndim == 1 else terms
+    bins = np.asarray(bins, np.int64)
+    keep = (bins >= 0) & (bins < nbins)
+    terms, bins = terms[keep], bins[keep]
+    k = terms.shape[1]
+    finite = np.isfinite(terms)
+    terms = np.where(finite, terms, 0.0)
+    local_max = np.abs(terms).max(axis=0) if len(terms) else np.zeros(k)
+    if comm is not None and comm.Get_size() > 1:
+        gmax = np.empty(k)
+        comm.Allreduce(local_max, gmax, op=MPI.MAX)
+        n = comm.allreduce(len(terms), op=MPI.SUM)
+    else:
+        gmax, n = local_max, len(terms)
+    shifts = 61 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
+    ints = np.rint(np.ldexp(terms, shifts[None, :])).astype(np.int64)   # unbiased
+    total = np.zeros((2, nbins, k), np.int64)          # the sums, and the terms not finite
+    if len(bins):                                      # integer sums: any order is exact
+        order = np.argsort(bins, kind="stable")
+        b = bins[order]
+        start = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
+        total[0, b[start]] = np.add.reduceat(ints[order], start, axis=0)
+        total[1, b[start]] = np.add.reduceat((~finite[order]).astype(np.int64), start, axis=0)
+    if comm is not None and comm.Get_size() > 1:
+        out = np.empty_like(total)
+        comm.Allreduce(total, out, op=MPI.SUM)
+        total = out
+    return np.where(total[1] > 0, np.nan, np.ldexp(total[0].astype(float), -shifts[None, :]))

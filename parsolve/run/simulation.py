@@ -21,6 +21,7 @@ from ..io.results import ResultsWriter, history_names, parts_dir
 from ..platform import faults
 from ..stepping.stepper import Stepper, empty_contacts
 from ..tables.checks import finite, positive
+from ..parallel.measures import Meeting
 from .report import Tally, format_summary, summarise
 from .restart import leg_output, resume
 
@@ -346,11 +347,14 @@ class Simulation(Stepper):
         for s in sensors:
             if self.step_count % s.every:
                 continue
-            rows = self.comm.gather_rows(s.local_rows(self.owned, du, contacts, self.h))
-            sample = None
-            with self.comm.collective():              # a user's callable may fail on rank 0
-                if self.comm.root:
-                    sample = s.finish(rows, self.time)
+            if getattr(s, "region", None) is not None:      # measures: equal on every rank
+                sample = s.sample(self.owned, contacts, self.h, Meeting(self.comm))
+            else:
+                rows = self.comm.gather_rows(s.local_rows(self.owned, du, contacts, self.h))
+                sample = None
+                with self.comm.collective():          # a user's callable may fail on rank 0
+                    if self.comm.root:
+                        sample = s.finish(rows, self.time)
             group = f"sensors/{s.name}"
             if s.name not in self._sensor_started:    # the shapes are known from one sample
                 shapes = self.comm.bcast({q: v.shape for q, v in sample.items()}
