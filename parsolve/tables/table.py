@@ -46,5 +46,11 @@ class Table:
     @classmethod
     def row_bytes(cls, names=None):
         """Bytes of one row of the columns `names` (default: all)."""
-        return sum(int(np.prod(cls.FIELDS[f][0])) * np.dtype(cls.FIELDS[f][1]).itemsize
-                   for f in (cls.FIELDS if names is None else names))
+        key = (cls, None if names is None else tuple(names))
+        if key not in _ROW_BYTES:
+            _ROW_BYTES[key] = sum(int(np.prod(cls.FIELDS[f][0])) * np.dtype(cls.FIELDS[f][1])
+                                  .itemsize for f in (cls.FIELDS if names is None else names))
+        return _ROW_BYTES[key]
+
+
+_ROW_BYTES = {}           # (table class, columns) -> bytes of a row: asked for every step
