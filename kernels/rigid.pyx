@@ -105,3 +105,27 @@ def free_velocity(const double[:, ::1] q, const double[:, ::1] inertia,
             matvec(&Jinv[i, 0, 0], t, a)
             for c in range(3):
                 w_free[i, c] = w[i, c] + h * a[c]
+
+
+def energies(const double[:, ::1] q, const double[:, ::1] inertia, const double[::1] mass,
+             const double[:, ::1] x, const double[:, ::1] v, const double[:, ::1] w,
+             const double[::1] gravity, double[::1] kinetic, double[::1] potential):
+    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out)."""
+    cdef index_t i, n = q.shape[0]
+    cdef int j, k
+    cdef double R[9]
+    cdef double J[9]
+    cdef double vv, wJw
+    with nogil:
+        for i in range(n):
+            rotation(&q[i, 0], R)
+            congruent(R, &inertia[i, 0], J)
+            vv = (v[i, 0] * v[i, 0] + v[i, 2] * v[i, 2]) + v[i, 1] * v[i, 1]
+            wJw = (w[i, 0] * J[0]) * w[i, 0]
+            for j in range(3):
+                for k in range(3):
+                    if j or k:
+                        wJw = wJw + (w[i, j] * J[3 * j + k]) * w[i, k]
+            kinetic[i] = 0.5 * (mass[i] * vv + wJw)
+            potential[i] = -mass[i] * ((x[i, 0] * gravity[0] + x[i, 1] * gravity[1])
+                                       + x[i, 2] * gravity[2])

@@ -76,3 +76,28 @@ def test_the_compiled_integration_equals_its_twins_bit_for_bit():
     twins.free_velocity(*args, *outs[1])
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_compiled_energies_equal_their_twins_bit_for_bit():
+    """kernels/rigid.pyx's energies against parsolve/dynamics/twins.py (the kinetic energy
+    also against BodySet.kinetic_energy, whose sums it takes in the same order)."""
+    from parsolve._kernels import compiled
+    from parsolve.dynamics import twins
+    from parsolve.tables.bodies import BodySet
+
+    modules = compiled("rigid")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(12)
+    n = 4000
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1)[:, None]
+    b = BodySet(n, q=q, inertia=rng.uniform(1e-2, 10, (n, 3)), mass=rng.uniform(0.1, 10, n),
+                x=rng.normal(size=(n, 3)), v=rng.normal(size=(n, 3)), w=rng.normal(size=(n, 3)))
+    args = (b.q, b.inertia, b.mass, b.x, b.v, b.w, np.array([0.3, 0.0, -9.81]))
+    got, want = (np.empty(n), np.empty(n)), (np.empty(n), np.empty(n))
+    modules[0].energies(*args, *got)
+    twins.energies(*args, *want)
+    for a, c in zip(got, want):
+        np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(got[0], b.kinetic_energy())

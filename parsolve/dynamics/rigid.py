@@ -33,6 +33,16 @@ def free_velocity(bodies, h, gravity):
     return v_free, w_free, Jinv
 
 
+def energies(bodies, gravity, n=None):
+    """(kinetic, potential) energy of rows 0..n-1 (default the owned ones), per body."""
+    n = bodies.n_owned if n is None else n
+    kinetic, potential = np.empty(n), np.empty(n)
+    _kernel.energies(bodies.q[:n], bodies.inertia[:n], bodies.mass[:n], bodies.x[:n],
+                     bodies.v[:n], bodies.w[:n], np.ascontiguousarray(gravity, float), kinetic,
+                     potential)
+    return kinetic, potential
+
+
 def apply_velocity_change(bodies, v_free, w_free, du, upto=None):
     """u(t+h) = u_free + du, with du = M^-1 H^T R per body as (linear, angular) columns."""
     n = bodies.n_owned if upto is None else upto

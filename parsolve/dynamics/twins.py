@@ -21,3 +21,11 @@ def free_velocity(q, inertia, mass, v, w, force, torque, gravity, h, v_free, w_f
     gyro = np.cross(w, np.einsum("nij,nj->ni", Jw, w))
     v_free[:] = v + h * (gravity[None, :] + force / mass[:, None])
     w_free[:] = w + h * np.einsum("nij,nj->ni", Jinv, torque - gyro)
+
+
+def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):
+    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out)."""
+    Rm = quat_to_matrix(q)
+    Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
+    kinetic[:] = 0.5 * (mass * np.einsum("ni,ni->n", v, v) + np.einsum("ni,nij,nj->n", w, Jw, w))
+    potential[:] = -mass * ((x[:, 0] * gravity[0] + x[:, 1] * gravity[1]) + x[:, 2] * gravity[2])

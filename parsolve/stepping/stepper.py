@@ -444,9 +444,8 @@ class Stepper:
         """(kinetic, potential) energy of all bodies, then the sum of each array of `signed`
         (per-body or per-contact terms of this rank), all summed independently of the ranks
         in one reduction (exact sums take non-negative columns: a signed term is split)."""
-        o = self.owned
-        pot = -o.mass * (o.x @ self.model.gravity)
-        columns = [o.kinetic_energy(), pot] + list(signed)
+        kinetic, pot = dynamics.energies(self.owned, self.model.gravity)
+        columns = [kinetic, pot] + list(signed)
         rows = max(len(c) for c in columns)
         table = np.zeros((rows, 2 * len(columns)))
         for k, c in enumerate(columns):
