@@ -1,5 +1,20 @@
-# 3 x 3 linear algebra on row-major blocks, inline for every kernel that cimports it.
+# 3 x 3 linear algebra on row-major blocks and 3-vectors, inline for every kernel that
+# cimports it.
 from libc.math cimport fabs
+
+
+cdef inline double dot3(const double* a, const double* b) noexcept nogil:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+cdef inline void sub3(const double* a, const double* b, double* c) noexcept nogil:
+    c[0], c[1], c[2] = a[0] - b[0], a[1] - b[1], a[2] - b[2]
+
+
+cdef inline void cross3(const double* a, const double* b, double* c) noexcept nogil:
+    c[0] = a[1] * b[2] - a[2] * b[1]
+    c[1] = a[2] * b[0] - a[0] * b[2]
+    c[2] = a[0] * b[1] - a[1] * b[0]
 
 
 cdef inline void matvec3(const double* W, const double* x, double* y) noexcept nogil:

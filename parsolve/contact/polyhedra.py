@@ -30,7 +30,7 @@ EDGE_BIAS = 1e-3          # an edge axis must beat the faces by this times the s
 _M = (1 << 64) - 1
 
 
-def _mix(z):
+def mix_int(z):
     """splitmix64's finaliser (tables/keys.py) on a Python int taken modulo 2**64."""
     return int(mix(np.uint64(z & _M)))
 
@@ -39,7 +39,7 @@ def corner_id(side, id0, id1):
     """The id of the corner made where the segment between corners id0, id1 crosses side
     plane `side` of the reference face."""
     lo, hi = min(id0, id1), max(id0, id1)
-    return _mix(_mix(lo) + hi * 31 + (side + 1) * 0x10000)
+    return mix_int(mix_int(lo) + hi * 31 + (side + 1) * 0x10000)
 
 
 def features(ids, count):
@@ -154,7 +154,7 @@ def _edge_contact(va, vb, ea, eb, L, s, i, j):
     ta = min(max((Bc * Ee - C * Dd) / den, 0.0), 1.0)
     tb = min(max((A * Ee - Bc * Dd) / den, 0.0), 1.0)
     point = 0.5 * (pa + ta * ua + pb + tb * ub)
-    fid = _mix((1 << 50) + i * 65536 + j)
+    fid = mix_int((1 << 50) + i * 65536 + j)
     return [(fid % 64, -L, point, s)]
 
 
@@ -216,8 +216,8 @@ def _face_contact(vr, nr, dr, FV, fvptr, f0r, fr, vi, ni, FVi, fvptri, f0i, marg
     if len(pts) > MAXP:
         order = sorted(range(len(pts)), key=lambda k: (pts[k][2], k))[:MAXP]
         pts = [pts[k] for k in sorted(order)]
-    base = _mix((ref_b << 40) + (fr << 20))
-    ids = [_mix(base ^ pid) for _, pid, _ in pts]
+    base = mix_int((ref_b << 40) + (fr << 20))
+    ids = [mix_int(base ^ pid) for _, pid, _ in pts]
     feats = features(ids, len(pts))
     return [(f, sign * m, p - 0.5 * h * m, h) for f, (p, _, h) in zip(feats, pts)]
 

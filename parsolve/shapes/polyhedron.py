@@ -64,13 +64,21 @@ def _newell(points):
     return np.cross(points, nxt).sum(axis=0)
 
 
-def convex_hull(what, points):
+def convex_hull(what, points, method="auto"):
     """The faces (vertex-index lists, counter-clockwise from outside) of the convex hull of
     `points` (n, 3), and the indices of the points that are its vertices: every plane through
     three points with no point beyond it is a face (exact for the few vertices of a block;
-    points inside, on an edge or inside a face are dropped)."""
+    points inside, on an edge or inside a face are dropped). Above qhull.SMALL points, and
+    where nearly coplanar points make planes overlap, Qhull's when SciPy is installed (the
+    same faces, in O(n log n): shapes/qhull.py); above qhull.SMALL in `canonical` order
+    either way. method="own": the own planes alone, as they come (bench/bench_mesh.py
+    compares them)."""
+    from . import qhull
+
     P = np.asarray(points, float)
     n = len(P)
+    if method == "auto" and n > qhull.SMALL and qhull.available():
+        return qhull.convex_hull(what, P)
     scale = np.abs(P - P.mean(axis=0)).max()
     tol = 1e-9 * scale
     triples = np.array(list(combinations(range(n), 3)), np.int64)
@@ -92,15 +100,41 @@ def convex_hull(what, points):
     faces = []
     for on, nrm in sorted(planes.items()):
         faces.append(_polygon(P, np.array(on), nrm, tol))
+    if method == "auto" and not _closed(faces):   # nearly coplanar points: overlapping planes
+        if qhull.available():
+            return qhull.convex_hull(what, P)
+        raise InputError(f"{what}: the vertices are nearly coplanar in places and their hull "
+                         "does not close; SciPy's Qhull handles them (python3-scipy)")
     used = np.unique(np.concatenate(faces))
     remap = np.full(n, -1, np.int64)
     remap[used] = np.arange(len(used))
-    return [remap[f] for f in faces], used
+    faces = [remap[f] for f in faces]
+    if method == "auto" and n > qhull.SMALL:          # as Qhull's path gives them
+        faces = canonical(faces)
+    return faces, used
+
+
+def canonical(faces):
+    """Faces in one order whoever made them: each turned to begin at its lowest vertex, then
+    sorted (the own hull and Qhull's give the same faces; in this order, the same bits of the
+    mass properties on a machine with SciPy and on one without)."""
+    turned = [np.roll(f, -int(np.argmin(f))) for f in faces]
+    return [turned[k] for k in sorted(range(len(turned)), key=lambda k: tuple(turned[k]))]
+
+
+def _closed(faces):
+    """Whether every edge of the faces runs once each way (a closed, consistent surface)."""
+    count = {}
+    for f in faces:
+        for a, b in zip(f, np.roll(f, -1)):
+            count[(int(a), int(b))] = count.get((int(a), int(b)), 0) + 1
+    return all(c == 1 and count.get((b, a)) == 1 for (a, b), c in count.items())
 
 
 def _polygon(P, on, nrm, tol):
     """The corners of the convex polygon of points P[on] in the plane of normal nrm, counter-
-    clockwise about nrm (Andrew's monotone chain: collinear points are dropped)."""
+    clockwise about nrm (Andrew's monotone chain: points within tol of the line through
+    their neighbours are dropped, so that a point on a hull's edge is in neither face)."""
     u = P[on[1]] - P[on[0]]
     u /= np.linalg.norm(u)
     v = np.cross(nrm, u)
@@ -115,7 +149,8 @@ def _polygon(P, on, nrm, tol):
     for seq in (order, order[::-1]):
         part = []
         for k in seq:
-            while len(part) >= 2 and cross(part[-2], part[-1], k) <= tol * tol:
+            while len(part) >= 2 and cross(part[-2], part[-1], k) <= tol * np.hypot(
+                    xy[k, 0] - xy[part[-2], 0], xy[k, 1] - xy[part[-2], 1]):
                 part.pop()
             part.append(k)
         hull += part[:-1]
