@@ -1,5 +1,6 @@
 """Detection and local dynamics against brute-force and dense references."""
 import numpy as np
+import pytest
 from mpi4py import MPI
 
 import parsolve as ps
@@ -200,3 +201,33 @@ def test_persisting_contacts_keep_their_keys_and_warm_start():
     np.testing.assert_array_equal(again.R, c.R)
     keys = list(zip(c.k1, c.k2))
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
+    """kernels/assembly.pyx against parsolve/assembly/twins.py on random rows (contacts with a
+    body B or an obstacle, offsets of joints): incidences, K, W's diagonal blocks, U = H u."""
+    from parsolve._kernels import compiled
+    from parsolve.assembly import twins
+
+    modules = compiled("assembly")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    kernel = modules[0]
+    rng = np.random.default_rng(3)
+    nc, nb = 3000, 2000
+    a = rng.integers(0, nb, nc)
+    b = np.where(rng.random(nc) < 0.7, rng.integers(0, nb, nc), -1)
+    rows = (a, b, rng.normal(size=(nc, 3)), rng.normal(size=(nc, 3)) * (rng.random((nc, 1)) < 0.3),
+            rng.normal(size=(nc, 3, 3)), rng.normal(size=(nb, 3)))
+    got, want = kernel.point_incidences(*rows), twins.point_incidences(*rows)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    con, body, H = want
+    inv_mass, Jinv = rng.uniform(0.1, 2, nb), rng.normal(size=(nb, 3, 3))
+    K = twins.inverse_mass_HT(body, H, inv_mass, Jinv)
+    np.testing.assert_array_equal(kernel.inverse_mass_HT(body, H, inv_mass, Jinv), K)
+    np.testing.assert_array_equal(kernel.diagonal_blocks(con, H, K, nc),
+                                  twins.diagonal_blocks(con, H, K, nc))
+    v, w = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
+    np.testing.assert_array_equal(kernel.apply_H(con, body, H, v, w, nc),
+                                  twins.apply_H(con, body, H, v, w, nc))

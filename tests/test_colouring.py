@@ -63,3 +63,28 @@ def test_rows_of_one_colour_in_different_cells_share_no_body_at_any_level():
     anchors = levels.anchor(cells)
     for k in np.unique(key):
         assert len(np.unique(anchors[key == k], axis=0)) == 1
+
+
+def test_the_compiled_row_cells_equal_their_twin_bit_for_bit():
+    """kernels/colouring.pyx's row_cells against colouring.row_cells: rows with a body B or an
+    obstacle, periodic images, several levels, periodic axes."""
+    import numpy as np
+    import pytest
+    from parsolve._kernels import compiled
+    from parsolve.parallel import colouring
+
+    modules = compiled("colouring")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(0)
+    n, nb = 5000, 2000
+    point = rng.uniform(-1, 2, (n, 3))
+    args = (rng.integers(0, nb, n), np.where(rng.random(n) < .6, rng.integers(0, nb, n), -1),
+            (rng.random(n) < .3).astype(np.int8), point, rng.normal(size=(n, 3)) * 1e-3,
+            point[:nb] + rng.normal(size=(nb, 3)) * 1e-3, rng.uniform(5e-4, .2, nb), 1e-4,
+            np.array([1.0, 1.2, 1.0]), np.array([-0.3, 0.0, 0.1]))
+    for periodic in (np.zeros(3, np.int64), np.array([8, 0, 4])):
+        for nlevels in (1, 3, 8):
+            got = modules[0].row_cells(*args, periodic, nlevels)
+            np.testing.assert_array_equal(got, colouring.row_cells(*args, periodic, nlevels))
+            assert nlevels == 1 or got[:, 3].max() > 0

@@ -189,3 +189,20 @@ def test_tilted_box_dropped_on_a_box_comes_to_rest_on_it():
     v = _box_vertices(b, np.array([1]), quat_to_matrix(b.q[1:2]))[0]
     assert abs(v[:, 2].min() - 0.1) < 1e-3
     assert np.sort(v[:, 2])[3] - v[:, 2].min() < 1e-3      # four vertices at the bottom
+
+
+def test_the_compiled_frames_equal_their_twin_bit_for_bit():
+    """kernels/contact.pyx's frames_from_normals against contact/twins.py, ties included."""
+    import pytest
+    from parsolve._kernels import compiled
+    from parsolve.contact import twins
+
+    modules = compiled("contact")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(0)
+    n = rng.normal(size=(5000, 3))
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    n[:60] = np.eye(3)[rng.integers(0, 3, 60)] * rng.choice([-1, 1], (60, 1))
+    n[60:90] = np.array([1.0, 1.0, 0.0]) / np.sqrt(2.0)
+    np.testing.assert_array_equal(modules[0].frames_from_normals(n), twins.frames_from_normals(n))

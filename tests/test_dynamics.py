@@ -1,5 +1,6 @@
 """Free motion: the scheme's exact answers, rigid rotation, and the Newton-Euler gyroscopic term."""
 import numpy as np
+import pytest
 
 import parsolve as ps
 from scenes import run
@@ -45,3 +46,58 @@ def test_torque_free_box_keeps_energy_and_angular_momentum():
     L1 = b.inertia_world()[0] @ b.w[0]
     assert np.linalg.norm(L1 - L0) / np.linalg.norm(L0) < 1e-3
     assert abs(b.kinetic_energy()[0] - E0) / E0 < 1e-3
+
+
+def test_the_compiled_integration_equals_its_twins_bit_for_bit():
+    """kernels/rigid.pyx's half step and free velocity against parsolve/dynamics/twins.py on
+    random bodies (spins from 1e-12 to 1e3 rad/s: both branches of the exponential map)."""
+    from parsolve._kernels import compiled
+    from parsolve.dynamics import twins
+
+    modules = compiled("rigid")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    kernel = modules[0]
+    rng = np.random.default_rng(11)
+    n = 5000
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1)[:, None]
+    x, v = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    w = rng.normal(size=(n, 3)) * rng.uniform(1e-12, 1e3, (n, 1))
+    got, want = (x.copy(), q.copy()), (x.copy(), q.copy())
+    kernel.half_step(*got, v, w, n - 7, 1.3e-3)
+    twins.half_step(*want, v, w, n - 7, 1.3e-3)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    args = (q, rng.uniform(1e-2, 10, (n, 3)), rng.uniform(0.1, 10, n), v, w,
+            rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), np.array([0.1, 0.0, -9.81]), 1e-3)
+    outs = [(np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3))) for _ in range(2)]
+    kernel.free_velocity(*args, *outs[0])
+    twins.free_velocity(*args, *outs[1])
+    for a, b in zip(*outs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_compiled_energies_equal_their_twins_bit_for_bit():
+    """kernels/rigid.pyx's energies against parsolve/dynamics/twins.py (the kinetic energy
+    also against BodySet.kinetic_energy, whose sums it takes in the same order)."""
+    from parsolve._kernels import compiled
+    from parsolve.dynamics import twins
+    from parsolve.tables.bodies import BodySet
+
+    modules = compiled("rigid")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(12)
+    n = 4000
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1)[:, None]
+    b = BodySet(n, q=q, inertia=rng.uniform(1e-2, 10, (n, 3)), mass=rng.uniform(0.1, 10, n),
+                x=rng.normal(size=(n, 3)), v=rng.normal(size=(n, 3)), w=rng.normal(size=(n, 3)))
+    args = (b.q, b.inertia, b.mass, b.x, b.v, b.w, np.array([0.3, 0.0, -9.81]))
+    got, want = (np.empty(n), np.empty(n)), (np.empty(n), np.empty(n))
+    modules[0].energies(*args, *got)
+    twins.energies(*args, *want)
+    for a, c in zip(got, want):
+        np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(got[0], b.kinetic_energy())

@@ -9,38 +9,30 @@ does not depend on how the contacts were partitioned. H is made per the row's ge
 """
 import numpy as np
 
-from .geometry import JACOBIANS, point_jacobians
+from .._kernels import compiled
+from . import twins
+from .geometry import JACOBIANS
+
+_modules = compiled("assembly")
+_kernel = _modules[0] if _modules is not None else twins
+apply_H = _kernel.apply_H                    # U = H u, per contact (twins.py says more)
+inverse_mass_HT = _kernel.inverse_mass_HT    # K = M^-1 H^T per incidence
+diagonal_blocks = _kernel.diagonal_blocks    # W_aa
 
 
 def incidences(contacts, bodies):
-    """(contact index, body index, H (m, 3, 6)) for every incidence, ordered by (contact, side)."""
-    nc = len(contacts)
-    has_b = contacts.b >= 0
-    con = np.concatenate([np.arange(nc), np.nonzero(has_b)[0]])
-    body = np.concatenate([contacts.a, contacts.b[has_b]])
-    sign = np.concatenate([np.ones(nc), -np.ones(int(has_b.sum()))])
-    order = np.lexsort((sign < 0, con))
-    con, body, sign = con[order], body[order], sign[order]
-    E = contacts.frame[con] * sign[:, None, None]
-    point = contacts.point[con]
-    side_b = sign < 0
-    point[side_b] += contacts.offset[con[side_b]]      # a joint's second point (zero offset for
-    r = point - bodies.x[body]                         # a contact)
-    H = point_jacobians(E, r)
+    """(contact index, body index, H (m, 3, 6)) for every incidence, ordered by (contact, side):
+    H of point rows, then each other geometry's rows made by its maker (geometry.py)."""
+    con, body, H = _kernel.point_incidences(contacts.a, contacts.b, contacts.point,
+                                            contacts.offset, contacts.frame, bodies.x)
     geometry = contacts.geometry[con]
     for code, jacobians in JACOBIANS.items():
         other = geometry == code
         if other.any():
+            side_b = np.zeros(len(con), bool)      # a row's second incidence is its side B
+            side_b[1:] = con[1:] == con[:-1]
             H[other] = jacobians(contacts.frame[con[other]], side_b[other])
     return con, body, H
-
-
-def apply_H(con, body, H, v, w, nc):
-    """U = H u, per contact, in the local frame."""
-    u = np.concatenate([v[body], w[body]], axis=1)
-    U = np.zeros((nc, 3))
-    np.add.at(U, con, np.einsum("mij,mj->mi", H, u))
-    return U
 
 
 def apply_HT(con, body, H, R, nbodies):
@@ -49,21 +41,6 @@ def apply_HT(con, body, H, R, nbodies):
     out = np.zeros((nbodies, 6))
     np.add.at(out, body, g)
     return out[:, :3], out[:, 3:]
-
-
-def inverse_mass_HT(body, H, inv_mass, Jinv):
-    """K_e = M^-1 H_e^T (6 x 3) per incidence: the body velocity change of a unit reaction."""
-    K = np.empty((len(H), 6, 3))
-    K[:, :3, :] = np.swapaxes(H[:, :, :3], 1, 2) * inv_mass[body][:, None, None]
-    K[:, 3:, :] = np.einsum("mij,mkj->mik", Jinv[body], H[:, :, 3:])
-    return K
-
-
-def diagonal_blocks(con, H, K, nc):
-    """W_aa = sum over contact a's incidences of H_e M^-1 H_e^T, (nc, 3, 3)."""
-    out = np.zeros((nc, 3, 3))
-    np.add.at(out, con, np.einsum("mik,mkj->mij", H, K))
-    return out
 
 
 def delassus(con, body, H, K, body_gid, nc):

@@ -10,24 +10,37 @@ constant forces: x(t+h) = x + h v + h^2/2 a.
 """
 import numpy as np
 
-from .rotation import rotate_spatial
+from .._kernels import compiled
+from . import twins
+
+_modules = compiled("rigid")
+_kernel = _modules[0] if _modules is not None else twins
 
 
 def half_step(bodies, h, upto=None):
+    """q(t+h/2) = q(t) + h/2 u(t) for rows 0..upto-1 (default the owned ones), in place."""
     n = bodies.n_owned if upto is None else upto
-    bodies.x[:n] += 0.5 * h * bodies.v[:n]
-    bodies.q[:n] = rotate_spatial(bodies.q[:n], bodies.w[:n], 0.5 * h)
+    _kernel.half_step(bodies.x, bodies.q, bodies.v, bodies.w, n, h)
 
 
 def free_velocity(bodies, h, gravity):
     """(v_free, w_free, inverse world inertia) of every body held, at the current orientation."""
-    Jinv = bodies.inverse_inertia_world()
-    Jw = bodies.inertia_world()
-    w = bodies.w
-    gyro = np.cross(w, np.einsum("nij,nj->ni", Jw, w))
-    v_free = bodies.v + h * (gravity[None, :] + bodies.force / bodies.mass[:, None])
-    w_free = w + h * np.einsum("nij,nj->ni", Jinv, bodies.torque - gyro)
+    n = len(bodies)
+    v_free, w_free, Jinv = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3))
+    _kernel.free_velocity(bodies.q, bodies.inertia, bodies.mass, bodies.v, bodies.w,
+                          bodies.force, bodies.torque, np.ascontiguousarray(gravity, float), h,
+                          v_free, w_free, Jinv)
     return v_free, w_free, Jinv
+
+
+def energies(bodies, gravity, n=None):
+    """(kinetic, potential) energy of rows 0..n-1 (default the owned ones), per body."""
+    n = bodies.n_owned if n is None else n
+    kinetic, potential = np.empty(n), np.empty(n)
+    _kernel.energies(bodies.q[:n], bodies.inertia[:n], bodies.mass[:n], bodies.x[:n],
+                     bodies.v[:n], bodies.w[:n], np.ascontiguousarray(gravity, float), kinetic,
+                     potential)
+    return kinetic, potential
 
 
 def apply_velocity_change(bodies, v_free, w_free, du, upto=None):

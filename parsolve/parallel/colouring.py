@@ -17,7 +17,11 @@ depends on the geometry and the global ids alone, never on the partition: 1 and 
 iterate alike. With bodies of one size (within a factor 2) there is one level, the cells of
 the largest body: the colouring before levels.
 """
+import sys
+
 import numpy as np
+
+from ..tables.keys import CONTACT
 
 NCOLOURS = 8                       # per level
 MAX_LEVELS = 8                     # cells down to top / 128; finer rows share the last level
@@ -96,18 +100,13 @@ class Levels:
         """The cell indices and level (n, 4) of `rows` (with body indices a, b into
         `bodies`): each row's reach is the largest over its bodies of the radius plus half the
         margin and of the distance from the row's point to the centre (to B's image for a
-        contact across a periodic boundary: B's point is point + offset)."""
-        reach = np.zeros(len(rows))
-        contact = rows.k2 >= 0
-        for side in (rows.a, rows.b):
-            has = side >= 0
-            i = side[has]
-            p = rows.point[has]
-            if side is rows.b:
-                p = p + np.where(contact[has, None], rows.offset[has], 0.0)
-            d = np.linalg.norm(p - bodies.x[i], axis=1)
-            reach[has] = np.maximum(reach[has], np.maximum(bodies.radius[i] + 0.5 * margin, d))
-        return self.cells(rows.point, reach)
+        contact across a periodic boundary: B's point is point + offset); compiled
+        (kernels/colouring.pyx), twin `row_cells` below."""
+        return _kernel.row_cells(rows.a, rows.b, (rows.origin == CONTACT).view(np.int8),
+                                 rows.point, rows.offset, bodies.x, bodies.radius,
+                                 float(margin), self.top, np.ascontiguousarray(self.origin,
+                                                                               float),
+                                 np.ascontiguousarray(self.periodic, np.int64), self.nlevels)
 
     def anchor(self, cells):
         """The finest cell that decides the owner of each row: a row of the finest level is
@@ -159,3 +158,26 @@ class ColourSchedule:
                 relax(order[k:])
             if self._finish is not None:
                 self._finish(c)
+
+
+def row_cells(a, b, image, point, offset, x, radius, margin, top, origin, periodic, nlevels):
+    """The twin of kernels/colouring.pyx's row_cells (Levels.row_cells says what it is)."""
+    levels = Levels.__new__(Levels)
+    levels.top, levels.origin, levels.periodic, levels.nlevels = top, origin, periodic, nlevels
+    reach = np.zeros(len(a))
+    image = np.asarray(image, bool)
+    for side in (a, b):
+        has = side >= 0
+        i = side[has]
+        p = point[has]
+        if side is b:
+            p = p + np.where(image[has, None], offset[has], 0.0)
+        d = np.linalg.norm(p - x[i], axis=1)
+        reach[has] = np.maximum(reach[has], np.maximum(radius[i] + 0.5 * margin, d))
+    return levels.cells(point, reach)
+
+
+from .._kernels import compiled  # noqa: E402  (after row_cells: its twin)
+
+_modules = compiled("colouring")
+_kernel = _modules[0] if _modules is not None else sys.modules[__name__]

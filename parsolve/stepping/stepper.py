@@ -133,6 +133,7 @@ class Stepper:
         linked = np.unique(np.concatenate([e.linked() for e in self.elements])
                            .astype(np.int64))              # bodies with element rows
         reach = Reach(self.levels, self.margin, linked, period)
+        self.elements = [e for e in self.elements if len(e)]   # an empty one does nothing
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
@@ -172,7 +173,7 @@ class Stepper:
         t1 = clock()
         faults.point("detect", step, rank)
         contacts = self._detect(b, self.margin, self.time + 0.5 * h)
-        made = [e.rows(b, self.time, h) for e in self.elements if len(e)]
+        made = [e.rows(b, self.time, h) for e in self.elements]
         if made:                                      # the elements' rows beside the contacts
             self._check_reach([stretch for _, stretch in made])
             contacts = Interactions.concat([contacts] + [rows for rows, _ in made])
@@ -251,7 +252,7 @@ class Stepper:
         if self.period:                # centres back into the period; the jump of -m g.x
             o.x += wrap                # counts as the loads' work (the balance holds)
             signed[0] = signed[0] - o.mass * (wrap @ self.model.gravity)
-        if any(e.RHEONOMIC and len(e) for e in self.elements):   # moving sides' work
+        if any(e.RHEONOMIC for e in self.elements):   # moving sides' work
             signed.append(np.zeros(0) if wall[0] is None else
                           0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
         ke, pe, work, dissipated, *driven = self.energies(*signed)
@@ -390,7 +391,7 @@ class Stepper:
     # -- the elements' outputs -----------------------------------------------------------------
     def _reporting(self):
         """The elements with outputs of their own (a results series each)."""
-        return [e for e in self.elements if len(e) and e.OUTPUTS]
+        return [e for e in self.elements if e.OUTPUTS]
 
     def outputs(self, element, everywhere=True):
         """The outputs of the last step of `element` (one of self.elements, or its NAME), by
@@ -443,9 +444,8 @@ class Stepper:
         """(kinetic, potential) energy of all bodies, then the sum of each array of `signed`
         (per-body or per-contact terms of this rank), all summed independently of the ranks
         in one reduction (exact sums take non-negative columns: a signed term is split)."""
-        o = self.owned
-        pot = -o.mass * (o.x @ self.model.gravity)
-        columns = [o.kinetic_energy(), pot] + list(signed)
+        kinetic, pot = dynamics.energies(self.owned, self.model.gravity)
+        columns = [kinetic, pot] + list(signed)
         rows = max(len(c) for c in columns)
         table = np.zeros((rows, 2 * len(columns)))
         for k, c in enumerate(columns):

@@ -43,6 +43,9 @@ class BodySet(Table):
         super().__init__(n, **arrays)
         self.n_owned = len(self) if n_owned is None else n_owned
 
+    def _adopt(self, source):
+        self.n_owned = len(self)             # rows taken or concatenated are owned
+
     def sorted_by_gid(self):
         return self.take(np.argsort(self.gid, kind="stable"))
 

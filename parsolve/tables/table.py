@@ -29,7 +29,20 @@ class Table:
 
     def take(self, index):
         """A new table of the rows `index`."""
-        return type(self)(len(index), **{f: a[index] for f, a in self.columns().items()})
+        return self._of({f: getattr(self, f)[index] for f in self.FIELDS})
+
+    def _of(self, columns):
+        """A table of this one's type (and its other attributes' defaults) from `columns`,
+        every one of its FIELDS, already of their dtypes and contiguous: the rows taken or
+        concatenated from tables, without the constructor's conversions (every step makes
+        several)."""
+        out = object.__new__(type(self))
+        out.__dict__.update(columns)
+        out._adopt(self)
+        return out
+
+    def _adopt(self, source):
+        """Attributes besides the columns that a table made by _of takes from `source`."""
 
     @classmethod
     def empty(cls):
@@ -40,11 +53,17 @@ class Table:
         tables = list(tables)
         if not tables:
             return cls.empty()
-        return cls(sum(len(t) for t in tables),
-                   **{f: np.concatenate([getattr(t, f) for t in tables]) for f in cls.FIELDS})
+        return tables[0]._of({f: np.concatenate([getattr(t, f) for t in tables])
+                              for f in cls.FIELDS})
 
     @classmethod
     def row_bytes(cls, names=None):
         """Bytes of one row of the columns `names` (default: all)."""
-        return sum(int(np.prod(cls.FIELDS[f][0])) * np.dtype(cls.FIELDS[f][1]).itemsize
-                   for f in (cls.FIELDS if names is None else names))
+        key = (cls, None if names is None else tuple(names))
+        if key not in _ROW_BYTES:
+            _ROW_BYTES[key] = sum(int(np.prod(cls.FIELDS[f][0])) * np.dtype(cls.FIELDS[f][1])
+                                  .itemsize for f in (cls.FIELDS if names is None else names))
+        return _ROW_BYTES[key]
+
+
+_ROW_BYTES = {}           # (table class, columns) -> bytes of a row: asked for every step

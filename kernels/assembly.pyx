@@ -1,0 +1,105 @@
+# The local dynamics' blocks in compiled loops (Python twins, the same names and arguments:
+# parsolve/assembly/operators.py): H of point rows, K = M^-1 H^T, W's diagonal blocks and
+# U = H u. Each sum is taken in numpy's order (its einsum sums a contiguous axis in two lanes,
+# even terms then odd ones; a strided axis in order; np.add.at from zero), so the bits are
+# the twins'.
+import numpy as np
+from typedefs cimport index_t
+
+
+def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:, ::1] point,
+                     const double[:, ::1] offset, const double[:, :, ::1] frame,
+                     const double[:, ::1] x):
+    """(contact index, body index, H (m, 3, 6)) of every incidence, ordered by (contact,
+    side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it (B's:
+    point + offset), as for point rows."""
+    cdef index_t nc = a.shape[0], m = nc, c, e, i, k
+    for c in range(nc):
+        if b[c] >= 0:
+            m += 1
+    con_arr = np.empty(m, np.int64)
+    body_arr = np.empty(m, np.int64)
+    H_arr = np.empty((m, 3, 6))
+    cdef index_t[::1] con = con_arr
+    cdef index_t[::1] body = body_arr
+    cdef double[:, :, ::1] H = H_arr
+    cdef double s, r0, r1, r2, p
+    cdef double E[9]
+    with nogil:
+        e = 0
+        for c in range(nc):
+            for k in range(2):
+                if k == 1 and b[c] < 0:
+                    continue
+                s = 1.0 if k == 0 else -1.0
+                con[e] = c
+                body[e] = a[c] if k == 0 else b[c]
+                for i in range(9):
+                    E[i] = frame[c, i // 3, i % 3] * s
+                p = point[c, 0] + offset[c, 0] if k == 1 else point[c, 0]
+                r0 = p - x[body[e], 0]
+                p = point[c, 1] + offset[c, 1] if k == 1 else point[c, 1]
+                r1 = p - x[body[e], 1]
+                p = point[c, 2] + offset[c, 2] if k == 1 else point[c, 2]
+                r2 = p - x[body[e], 2]
+                for i in range(3):
+                    H[e, i, 0] = E[3 * i]
+                    H[e, i, 1] = E[3 * i + 1]
+                    H[e, i, 2] = E[3 * i + 2]
+                    H[e, i, 3] = r1 * E[3 * i + 2] - r2 * E[3 * i + 1]
+                    H[e, i, 4] = r2 * E[3 * i] - r0 * E[3 * i + 2]
+                    H[e, i, 5] = r0 * E[3 * i + 1] - r1 * E[3 * i]
+                e += 1
+    return con_arr, body_arr, H_arr
+
+
+def inverse_mass_HT(const index_t[::1] body, const double[:, :, ::1] H,
+                    const double[::1] inv_mass, const double[:, :, ::1] Jinv):
+    """K_e = M^-1 H_e^T (6 x 3) per incidence: the body velocity change of a unit reaction."""
+    cdef index_t m = H.shape[0], e, i, k, j
+    K_arr = np.empty((m, 6, 3))
+    cdef double[:, :, ::1] K = K_arr
+    with nogil:
+        for e in range(m):
+            j = body[e]
+            for i in range(3):
+                for k in range(3):
+                    K[e, i, k] = H[e, k, i] * inv_mass[j]
+                    K[e, 3 + i, k] = (Jinv[j, i, 0] * H[e, k, 3] + Jinv[j, i, 2] * H[e, k, 5]) \
+                        + Jinv[j, i, 1] * H[e, k, 4]
+    return K_arr
+
+
+def diagonal_blocks(const index_t[::1] con, const double[:, :, ::1] H,
+                    const double[:, :, ::1] K, index_t nc):
+    """W_aa = sum over contact a's incidences of H_e M^-1 H_e^T, (nc, 3, 3)."""
+    out_arr = np.zeros((nc, 3, 3))
+    cdef double[:, :, ::1] out = out_arr
+    cdef index_t m = H.shape[0], e, i, j, k
+    cdef double acc
+    with nogil:
+        for e in range(m):
+            for i in range(3):
+                for j in range(3):
+                    acc = H[e, i, 0] * K[e, 0, j]
+                    for k in range(1, 6):
+                        acc = acc + H[e, i, k] * K[e, k, j]
+                    out[con[e], i, j] += acc
+    return out_arr
+
+
+def apply_H(const index_t[::1] con, const index_t[::1] body, const double[:, :, ::1] H,
+            const double[:, ::1] v, const double[:, ::1] w, index_t nc):
+    """U = H u, per contact, in the local frame."""
+    U_arr = np.zeros((nc, 3))
+    cdef double[:, ::1] U = U_arr
+    cdef index_t m = H.shape[0], e, i, j
+    cdef double even, odd
+    with nogil:
+        for e in range(m):
+            j = body[e]
+            for i in range(3):
+                even = (H[e, i, 0] * v[j, 0] + H[e, i, 2] * v[j, 2]) + H[e, i, 4] * w[j, 1]
+                odd = (H[e, i, 1] * v[j, 1] + H[e, i, 3] * w[j, 0]) + H[e, i, 5] * w[j, 2]
+                U[con[e], i] += even + odd
+    return U_arr

@@ -1,0 +1,46 @@
+"""The pure-Python twins of kernels/assembly.pyx (the same names and arguments), numpy over
+all incidences; tests/test_assembly.py holds them equal, bit for bit."""
+import numpy as np
+
+from .geometry import point_jacobians
+
+
+def point_incidences(a, b, point, offset, frame, x):
+    """(contact index, body index, H (m, 3, 6)) of every incidence, ordered by (contact,
+    side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it (B's:
+    point + offset), as for point rows."""
+    nc = len(a)
+    has_b = b >= 0
+    con = np.concatenate([np.arange(nc), np.nonzero(has_b)[0]])
+    body = np.concatenate([a, b[has_b]])
+    sign = np.concatenate([np.ones(nc), -np.ones(int(has_b.sum()))])
+    order = np.lexsort((sign < 0, con))
+    con, body, sign = con[order], body[order], sign[order]
+    E = frame[con] * sign[:, None, None]
+    p = point[con]
+    side_b = sign < 0
+    p[side_b] += offset[con[side_b]]
+    return con, body, point_jacobians(E, p - x[body])
+
+
+def apply_H(con, body, H, v, w, nc):
+    """U = H u, per contact, in the local frame."""
+    u = np.concatenate([v[body], w[body]], axis=1)
+    U = np.zeros((nc, 3))
+    np.add.at(U, con, np.einsum("mij,mj->mi", H, u))
+    return U
+
+
+def inverse_mass_HT(body, H, inv_mass, Jinv):
+    """K_e = M^-1 H_e^T (6 x 3) per incidence: the body velocity change of a unit reaction."""
+    K = np.empty((len(H), 6, 3))
+    K[:, :3, :] = np.swapaxes(H[:, :, :3], 1, 2) * inv_mass[body][:, None, None]
+    K[:, 3:, :] = np.einsum("mij,mkj->mik", Jinv[body], H[:, :, 3:])
+    return K
+
+
+def diagonal_blocks(con, H, K, nc):
+    """W_aa = sum over contact a's incidences of H_e M^-1 H_e^T, (nc, 3, 3)."""
+    out = np.zeros((nc, 3, 3))
+    np.add.at(out, con, np.einsum("mik,mkj->mij", H, K))
+    return out

@@ -1,0 +1,31 @@
+"""The pure-Python twins of kernels/rigid.pyx (the same names and arguments): numpy over all
+rows, the same operations in the same order, so the same bits (tests/test_dynamics.py holds
+them equal)."""
+import numpy as np
+
+from .rotation import quat_to_matrix, rotate_spatial
+
+
+def half_step(x, q, v, w, n, h):
+    """x += h/2 v and q <- exp(h/2 w) q, normalised, for rows 0..n-1 (in place)."""
+    x[:n] += 0.5 * h * v[:n]
+    q[:n] = rotate_spatial(q[:n], w[:n], 0.5 * h)
+
+
+def free_velocity(q, inertia, mass, v, w, force, torque, gravity, h, v_free, w_free, Jinv):
+    """u_free = u + h M^-1 f (gyroscopic moment -w x J_w w included) and the inverse world
+    inertia R diag(1/J) R^T of every row (out: v_free, w_free, Jinv)."""
+    Rm = quat_to_matrix(q)
+    Jinv[:] = np.einsum("nij,nj,nkj->nik", Rm, 1.0 / inertia, Rm)
+    Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
+    gyro = np.cross(w, np.einsum("nij,nj->ni", Jw, w))
+    v_free[:] = v + h * (gravity[None, :] + force / mass[:, None])
+    w_free[:] = w + h * np.einsum("nij,nj->ni", Jinv, torque - gyro)
+
+
+def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):
+    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out)."""
+    Rm = quat_to_matrix(q)
+    Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
+    kinetic[:] = 0.5 * (mass * np.einsum("ni,ni->n", v, v) + np.einsum("ni,nij,nj->n", w, Jw, w))
+    potential[:] = -mass * ((x[:, 0] * gravity[0] + x[:, 1] * gravity[1]) + x[:, 2] * gravity[2])
