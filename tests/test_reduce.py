@@ -52,3 +52,27 @@ def test_exact_sums_equal_the_column_by_column_sums_bit_for_bit():
         for X in cases:
             got, want = exact_sums(X), exact_sums_by_column(X)
             assert got.shape == want.shape and got.tobytes() == want.tobytes(), (X.shape, got, want)
+
+
+def test_the_compiled_exact_sums_equal_their_twins():
+    """kernels/reduce.pyx's column_max and integer_sums against reduce.py's twins: columns of
+    wide magnitudes, with NaN and infinity, empty ones."""
+    import pytest
+    from parsolve._kernels import compiled
+    from parsolve.parallel import reduce
+
+    modules = compiled("reduce")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n, k = int(rng.integers(0, 40)), int(rng.integers(1, 5))
+        c = np.abs(rng.normal(size=(n, k))) * 10.0 ** rng.uniform(-30, 30, (1, k))
+        if n and rng.random() < 0.3:
+            c[rng.integers(0, n), rng.integers(0, k)] = rng.choice([np.nan, np.inf])
+        np.testing.assert_array_equal(modules[0].column_max(c), reduce.column_max(c))
+        gmax = reduce.column_max(c)
+        shifts = (56 - np.frexp(np.where(np.isfinite(gmax), gmax, 0.0))[1]).astype(np.int64)
+        summed = np.isfinite(gmax).view(np.int8)
+        np.testing.assert_array_equal(modules[0].integer_sums(c, shifts, summed),
+                                      reduce.integer_sums(c, shifts, summed))

@@ -8,31 +8,31 @@ is scaled back. The result is a function of the set of terms alone; its relative
 about n 2^-62 of the largest term, far below any tolerance a solver uses.
 """
 import math
+import sys
 
 import numpy as np
 from mpi4py import MPI
 
+from .._kernels import compiled
+
 
 def exact_sums(columns, comm=None):
     """Partition-independent sums of the non-negative columns of `columns` (n, k) -> (k,)."""
-    columns = np.asarray(columns, dtype=float)
+    columns = np.ascontiguousarray(columns, dtype=float)
     if columns.ndim == 1:
         columns = columns[:, None]
     n_local, k = columns.shape
-    terms = np.array(columns.T, order="C")     # (k, n): a column's terms contiguous, scaled here
-    local_max = terms.max(axis=1) if n_local else np.zeros(k)
+    local_max = _kernel.column_max(columns)
     if comm is not None and comm.Get_size() > 1:
         gmax = np.empty(k)
         comm.Allreduce(local_max, gmax, op=MPI.MAX)
         n = comm.allreduce(n_local, op=MPI.SUM)
     else:
         gmax, n = local_max, n_local
-    finite = np.isfinite(gmax)
-    terms[~finite] = 0.0              # not summed: such a column's sum is its nan or +inf
+    finite = np.isfinite(gmax)        # a column that is not is not summed: its nan or +inf
     # terms < 2^e; want n * 2^(e + s) <= 2^62 (s is not used where gmax <= 0)
     shifts = 62 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
-    np.ldexp(terms, shifts[:, None], out=terms)
-    ints = np.floor(terms, out=terms).sum(axis=1, dtype=np.int64)
+    ints = _kernel.integer_sums(columns, shifts.astype(np.int64), finite.view(np.int8))
     if comm is not None and comm.Get_size() > 1:
         total = np.empty_like(ints)
         comm.Allreduce(ints, total, op=MPI.SUM)
@@ -78,3 +78,21 @@ def exact_binned_sums(terms, bins, nbins, comm=None):
         comm.Allreduce(total, out, op=MPI.SUM)
         total = out
     return np.where(total[1] > 0, np.nan, np.ldexp(total[0].astype(float), -shifts[None, :]))
+
+
+def column_max(columns):
+    """The largest term of each column of `columns` (n, k); zeros for n = 0 (the twin of
+    kernels/reduce.pyx's)."""
+    return columns.max(axis=0) if len(columns) else np.zeros(columns.shape[1])
+
+
+def integer_sums(columns, shifts, summed):
+    """Per column c with summed[c]: the sum of floor(term * 2^shifts[c]) as int64, 0
+    elsewhere (the twin of kernels/reduce.pyx's)."""
+    terms = np.ldexp(columns.T, shifts[:, None])
+    terms[~np.asarray(summed, bool)] = 0.0
+    return np.floor(terms).sum(axis=1, dtype=np.int64)
+
+
+_modules = compiled("reduce")
+_kernel = _modules[0] if _modules is not None else sys.modules[__name__]

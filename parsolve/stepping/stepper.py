@@ -222,7 +222,8 @@ class Stepper:
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
             projected = self._project(b, contacts, U_after, inv_mass)
-        self.owned = o = b.take(np.arange(b.n_owned))
+        # the owned rows (a copy when ghosts follow them; on one rank they are all there is)
+        self.owned = o = b if b.n_owned == len(b) else b.take(np.arange(b.n_owned))
         wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
         guard = (0, [])
         if self.guards != "off":
@@ -309,11 +310,12 @@ class Stepper:
         """(rows, colours, cells): the rows this rank owns (by the colouring's cells), in
         sweep order, each colour's range and each row's cell (parallel.colouring.Levels)."""
         cells = self.levels.row_cells(rows, b, self.margin)
-        owner = self.domain.owner_of_cells(self.levels.anchor(cells))
-        if self.levels.nlevels > 1 and self.comm.size > 1:
-            self._check_held(rows, owner)
-        mine = np.flatnonzero(owner == self.comm.rank)
-        rows, cells = rows.take(mine), cells[mine]
+        if self.comm.size > 1:                    # on one rank every row is this rank's
+            owner = self.domain.owner_of_cells(self.levels.anchor(cells))
+            if self.levels.nlevels > 1:
+                self._check_held(rows, owner)
+            mine = np.flatnonzero(owner == self.comm.rank)
+            rows, cells = rows.take(mine), cells[mine]
         order, colours = self.levels.order(cells, rows.k1, rows.k2)
         return rows.take(order), colours, cells[order]
 
