@@ -18,21 +18,17 @@ MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a 
 
 def deep_overlaps(contacts, bodies, fraction, obstacle_names):
     """Contacts whose overlap exceeds `fraction` of the smaller radius: (count, reports)."""
-    contacts = contacts.take(np.flatnonzero(contacts.origin == CONTACT))
-    if len(contacts) == 0:
-        return 0, []
-    ra = bodies.radius[contacts.a]
-    rb = np.where(contacts.b >= 0, bodies.radius[np.maximum(contacts.b, 0)], ra)
-    rmin = np.minimum(ra, rb)
-    deep = np.flatnonzero(-contacts.gap > fraction * rmin)
+    a, b = contacts.a, contacts.b
+    ra = bodies.radius[a]
+    rmin = np.minimum(ra, np.where(b >= 0, bodies.radius[np.maximum(b, 0)], ra))
+    deep = np.flatnonzero((-contacts.gap > fraction * rmin) & (contacts.origin == CONTACT))
     reports = []
     for k in deep[:MAX_REPORTED]:
-        a = int(contacts.k1[k])
-        other = (f"body {int(bodies.gid[contacts.b[k]])}" if contacts.b[k] >= 0 else
+        other = (f"body {int(bodies.gid[b[k]])}" if b[k] >= 0 else
                  f"obstacle {obstacle_names[int(contacts.obstacle[k])]!r}")
         depth = -float(contacts.gap[k])
         reports.append(((int(contacts.k1[k]), int(pair_code(contacts.k2[k]))),
-                        f"body {a} and {other} overlap by {depth:.3g} m, "
+                        f"body {int(contacts.k1[k])} and {other} overlap by {depth:.3g} m, "
                         f"{depth / rmin[k]:.0%} of the smaller radius"))
     return len(deep), reports
 
