@@ -11,9 +11,7 @@ Writes one record to bench/results/house.json with both figures and their ratios
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
@@ -26,13 +24,6 @@ def last_record(tree, name):
         return json.loads(f.read().strip().splitlines()[-1])
 
 
-def run(tree, script, *args):
-    """Run a bench of `tree` with that tree's parsolve first on the path."""
-    env = dict(os.environ, PYTHONPATH=tree)
-    subprocess.run([sys.executable, os.path.join("bench", script), *args], cwd=tree, check=True,
-                   stdout=subprocess.DEVNULL, env=env)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default="c53c2ce")
@@ -41,28 +32,20 @@ def main():
     ap.add_argument("--sweeps", type=int, default=100)
     ap.add_argument("--problems", type=int, default=100000)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        old = os.path.join(tmp, "old")
-        subprocess.run(["git", "worktree", "add", "-f", "--detach", old, args.rev], cwd=ROOT,
-                       check=True, capture_output=True)
-        try:
-            subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=old,
-                           check=True, capture_output=True)
-            best = {t: {"sweep": 0.0, "rows": 0.0, "local": {}} for t in ("old", "new")}
-            for _ in range(args.repeat):
-                for tag, env_tree in (("old", old), ("new", ROOT)):
-                    run(env_tree, "bench_gs.py", "--spheres", str(args.spheres), "--sweeps",
-                        str(args.sweeps))
-                    rec = last_record(env_tree, "gs_sweep")
-                    b = best[tag]
-                    b["sweep"] = max(b["sweep"], rec["relaxations_per_core_second"])
-                    b["rows"] = max(b["rows"], rec["row_sweep_relaxations_per_core_second"])
-                    run(env_tree, "bench_local.py", "--problems", str(args.problems))
-                    for name, r in last_record(env_tree, "local")["solvers"].items():
-                        b["local"][name] = min(b["local"].get(name, 1e300), r["ns_per_solve"])
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", old], cwd=ROOT,
-                           capture_output=True)
+    with common.tree_of(args.rev) as old:
+        best = {t: {"sweep": 0.0, "rows": 0.0, "local": {}} for t in ("old", "new")}
+        for _ in range(args.repeat):
+            for tag, tree in (("old", old), ("new", ROOT)):
+                common.run_in(tree, os.path.join("bench", "bench_gs.py"), "--spheres",
+                              str(args.spheres), "--sweeps", str(args.sweeps))
+                rec = last_record(tree, "gs_sweep")
+                b = best[tag]
+                b["sweep"] = max(b["sweep"], rec["relaxations_per_core_second"])
+                b["rows"] = max(b["rows"], rec["row_sweep_relaxations_per_core_second"])
+                common.run_in(tree, os.path.join("bench", "bench_local.py"), "--problems",
+                              str(args.problems))
+                for name, r in last_record(tree, "local")["solvers"].items():
+                    b["local"][name] = min(b["local"].get(name, 1e300), r["ns_per_solve"])
     o, n = best["old"], best["new"]
     rec = common.metadata(
         rev_old=args.rev, repeat=args.repeat, spheres=args.spheres, sweeps=args.sweeps,

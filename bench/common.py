@@ -1,8 +1,11 @@
 """Shared helpers of the benches: metadata and one JSON record per run in bench/results/."""
+import contextlib
 import json
 import os
 import platform
 import subprocess
+import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,3 +48,30 @@ def write(name, record, echo=True):
     if echo:
         print(json.dumps(record, indent=1))
     return path
+
+
+@contextlib.contextmanager
+def tree_of(rev):
+    """A temporary git worktree of commit `rev` with its kernels built: the path of an earlier
+    tree to run beside this one (its benches with its own parsolve: run_in)."""
+    root = os.path.dirname(HERE)
+    with tempfile.TemporaryDirectory() as tmp:
+        old = os.path.join(tmp, "old")
+        subprocess.run(["git", "worktree", "add", "-f", "--detach", old, rev], cwd=root,
+                       check=True, capture_output=True)
+        try:
+            subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                           cwd=old, check=True, capture_output=True)
+            yield old
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", old], cwd=root,
+                           capture_output=True)
+
+
+def run_in(tree, *args, capture=False):
+    """Run `python ARGS` in `tree` with that tree's parsolve first on the path; its stdout
+    when capture."""
+    env = dict(os.environ, PYTHONPATH=tree)
+    out = subprocess.run([sys.executable, *args], cwd=tree, check=True, env=env,
+                         stdout=subprocess.PIPE if capture else subprocess.DEVNULL, text=True)
+    return out.stdout if capture else None
