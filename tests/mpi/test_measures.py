@@ -13,7 +13,7 @@ import parsolve as ps
 from parsolve.measures import Ball, Grid, slabs
 from parsolve.measures.sensor import QUANTITIES, REGION
 from parsolve.parallel import Comm
-from parsolve.simulation import Simulation
+from parsolve.run.simulation import Simulation
 
 from scenes import spheres_in_box          # noqa: E402
 
