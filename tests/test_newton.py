@@ -11,10 +11,10 @@ import pytest
 import parsolve as ps
 from parsolve.errors import InputError
 from parsolve.simulation import Simulation
-from parsolve.solvers import Problem, kernels, make_solver, newton
+from parsolve.solvers import Problem, kernels, linear, make_solver, newton
 from parsolve.laws import coulomb
 from parsolve.solvers import twins as ref
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers import Hybrid, SemismoothNewton
 from parsolve.solvers.residual import coulomb_rows
 from scenes import lattice, on_floor
 from test_local_solvers import block_problem
@@ -175,8 +175,8 @@ def test_the_proximal_weight_is_capped(monkeypatch):
     inf * 0 could enter J); there, Gauss-Seidel sweeps replace each step, counted."""
     indptr, indices, blocks, diag, q, mu = block_problem(n=12)
     alphas = []
-    assemble = newton._Workspace.assemble_jacobian
-    monkeypatch.setattr(newton._Workspace, "assemble_jacobian",
+    assemble = linear.Workspace.assemble_jacobian
+    monkeypatch.setattr(linear.Workspace, "assemble_jacobian",
                         lambda self, A, B, alpha: (alphas.append((alpha / self.scale).max()),
                                                    assemble(self, A, B, alpha)))
     monkeypatch.setattr(SemismoothNewton, "_search", lambda *args: None)

@@ -25,10 +25,10 @@ contacts), the monotone direction (E = I, the shift frozen at the iterate) is tr
 step on the mixed piles of the suite it stalled). One step length for x and y, TAU of the way to
 the cones' boundary, so the residual M x + b - y of the linear part shrinks with it. delta
 (DELTA of W's mean diagonal) regularises hyperstatic sets, where W is singular and so is the
-system on sticking contacts. The systems go through Newton's chain of linear solvers (LU by
-MUMPS, which pivots, given twice its work space for the delayed pivots (ICNTL(14)) and
-detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does not pivot and meets
-zero pivots on these systems; GMRES), every fallback counted.
+system on sticking contacts. The systems go through Newton's chain of linear solvers
+(parsolve.solvers.linear: LU by MUMPS, which pivots, given twice its work space for the delayed
+pivots (ICNTL(14)) and detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does
+not pivot and meets zero pivots on these systems; GMRES), every fallback counted.
 
 Before the iterations, a pure Newton probe from the given R (NewtonProbe: LU alone, stopped
 at the first failure or slow step) ends the solve where J is regular near the solution, as on a
@@ -48,7 +48,8 @@ from .. import laws
 from ..errors import InputError
 from . import kernels
 from .gauss_seidel import SolveReport
-from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, NewtonProbe, SemismoothNewton
+from .linear import LinearChain, Workspace
+from .newton import NEWTON_EVENTS, NewtonProbe, SemismoothNewton
 from .residual import residual_from_parts
 from .soc import cone_step, inside, jordan, jordan_solve, nesterov_todd
 
@@ -159,7 +160,7 @@ class InteriorPoint:
         mu = self._cones(problem) if mu is None else mu
         W, first, (indptr, indices, blocks) = problem.operator()
         try:
-            work = _Workspace(W, indptr, indices, blocks, first, problem)
+            work = Workspace(W, indptr, indices, blocks, first, problem)
             try:
                 report = self._solve(work, mu, R)
             finally:
@@ -193,7 +194,7 @@ class InteriorPoint:
     def _solve(self, p, mu, R):
         t0 = time.perf_counter()
         events = dict.fromkeys(self.event_names, 0)
-        linear = _LinearChain(p.J, self.newton.chain(3 * p.n_global),
+        linear = LinearChain(p.J, self.newton.chain(3 * p.n_global),
                               (self.newton.ksp_type, self.newton.pc_type), events,
                               package="mumps", pivoting=True)
         d_vec, rhs = p.J.createVecs()

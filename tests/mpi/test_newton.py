@@ -10,7 +10,7 @@ import parsolve as ps
 from parsolve.parallel import Comm
 from parsolve.simulation import Simulation
 from scenes import spheres_in_box
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers import Hybrid, SemismoothNewton
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
