@@ -264,7 +264,8 @@ def test_a_run_with_newton_is_the_gauss_seidel_run(gs_run, solver, tmp_path):
     lambda: SemismoothNewton(tol=0), lambda: SemismoothNewton(tol=float("nan")),
     lambda: SemismoothNewton(max_iter=0), lambda: SemismoothNewton(ksp_type="nope"),
     lambda: SemismoothNewton(pc_type="nope"), lambda: SemismoothNewton(warm_sweeps=-1),
-    lambda: SemismoothNewton(linear="nope"), lambda: Hybrid(newton_iter=0),
+    lambda: SemismoothNewton(linear="nope"), lambda: SemismoothNewton(gather=-1),
+    lambda: ps.InteriorPoint(gather=-1), lambda: Hybrid(newton_iter=0),
     lambda: Hybrid(stall=1.5), lambda: Hybrid(window=0), lambda: Hybrid(tol=-1),
     lambda: make_solver("newton", tol=-1), lambda: make_solver("hybrid", max_iter=0)])
 def test_bad_options_raise_input_error(build):

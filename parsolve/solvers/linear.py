@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import InputError
 from . import kernels
 
+GATHER_MAX = 30_000                  # unknowns: W and J met on rank 0 up to here (Workspace)
 ETA_MAX = 0.1                        # the loosest Krylov tolerance (Eisenstat-Walker's cap)
 LU_MAX_UNKNOWNS, LU_FALLBACK_MAX = 300_000, 1_000_000
 MUMPS_FROM = 30_000
@@ -35,14 +36,33 @@ _MAX_IT, _NANORINF = -3, -9          # PETSc's KSP DIVERGED_MAX_IT, DIVERGED_NAN
 
 
 class Workspace:
-    """One Newton solve's data: W's local block rows (global columns) and W as a PETSc Mat,
-    the problem's q, laws and sums, J's storage, and a Gauss-Seidel fallback
-    `sweep(R, k, counts)`."""
+    """One Newton or interior-point solve's data: W's local block rows (global columns) and W
+    as a PETSc Mat (problem.operator()), the problem's q, laws and sums, J's storage, W R and
+    the linear solves (linear()), and a Gauss-Seidel fallback `sweep(R, k, counts)`.
 
-    def __init__(self, W, indptr, indices, blocks, first, problem):
+    gather: on several ranks, up to this many unknowns over all ranks, W and J are met on
+    rank 0 in the rows' canonical order (problem.canonical: parsolve.parallel.canonical) and
+    W R and the linear solves are rank 0's, the vectors gathered and scattered: the same
+    operations on the same numbers as on one rank, so the result does not depend on the rank
+    count. Above, or for a problem without canonical keys, W and J stay distributed (MatMult
+    and MUMPS over the ranks: equal to the one-rank result to the solves' tolerance only)."""
+
+    def __init__(self, problem, gather=0):
+        W, first, (indptr, indices, blocks) = problem.operator()
+        self.W = W
+        self.x = self.y = self.J = self.Wc = self.xc = self.yc = None
+        self.rows = None                 # parallel.canonical.CanonicalRows when gathered
+        try:
+            self._setup(problem, first, indptr, indices, blocks, gather)
+        except BaseException:
+            self.destroy()
+            raise
+
+    def _setup(self, problem, first, indptr, indices, blocks, gather):
         from ..petsc import PETSc
 
-        self.W, self.q, self.sums = W, problem.B, problem.sums
+        W = self.W
+        self.q, self.sums = problem.B, problem.sums
         self.kind, self.param = problem.kind, problem.param
 
         def sweep(R, k, counts):
@@ -63,17 +83,34 @@ class Workspace:
         self.n_global = W.getSize()[0] // 3
         self.x, self.y = W.createVecs()
         self.Jb = np.empty_like(blocks)
-        n_global = W.getSize()[0] // 3
         self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
-        # not W.duplicate(): its MatMult sums in another order, and on ill-conditioned J
-        # (ILU factors ~1e32 on settled piles) GMRES then takes another path
-        self.J = PETSc.Mat().createBAIJ(
-            size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3, comm=W.getComm(),
-            csr=self.csr + (blocks.reshape(-1),))
-        self.J.assemble()
+        if W.getComm().getSize() > 1 and 3 * self.n_global <= gather:
+            self.rows = problem.canonical(W, indptr, indices)
+        if self.rows is None:
+            # not W.duplicate(): its MatMult sums in another order, and on ill-conditioned J
+            # (ILU factors ~1e32 on settled piles) GMRES then takes another path
+            self.J = _baij(self.csr, blocks, W.getComm(), n, self.n_global)
+            return
+        rows = self.rows                 # rank 0's own W and J, as one rank makes them
+        Wb = rows.gather(blocks, blocks=True)
+
+        def make():
+            csr = (rows.indptr.astype(PETSc.IntType), rows.indices.astype(PETSc.IntType))
+            self.J = _baij(csr, Wb, PETSc.COMM_SELF, rows.n_global, rows.n_global)
+            self.Wc = _baij(csr, Wb, PETSc.COMM_SELF, rows.n_global, rows.n_global)
+            self.xc, self.yc = self.Wc.createVecs()
+            self.csr_root = csr
+
+        rows.call(make)
 
     def apply(self, R):
         """W R, (n, 3)."""
+        if self.rows is not None:
+            X = self.rows.gather(R)
+            if self.rows.root:
+                self.xc.array[:] = X.reshape(-1)
+                self.Wc.mult(self.xc, self.yc)
+            return self.rows.scatter(self.yc.array.reshape(-1, 3) if self.rows.root else None)
         self.x.array[:] = R.reshape(-1)
         self.W.mult(self.x, self.y)
         return self.y.array.reshape(-1, 3).copy()
@@ -81,13 +118,85 @@ class Workspace:
     def assemble_jacobian(self, A, B, alpha):
         """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced)."""
         kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, alpha, self.Jb)
-        self.J.setValuesBlockedCSR(*self.csr, self.Jb.reshape(-1))
-        self.J.assemble()
+        self.set_jacobian(self.Jb)
+
+    def set_jacobian(self, Jb):
+        """J's blocks (this rank's rows, W's pattern: (nnz, 3, 3)) replaced by Jb."""
+        if self.rows is None:
+            self.J.setValuesBlockedCSR(*self.csr, Jb.reshape(-1))
+            self.J.assemble()
+            return
+        got = self.rows.gather(Jb, blocks=True)
+        if self.rows.root:
+            self.J.setValuesBlockedCSR(*self.csr_root, got.reshape(-1))
+            self.J.assemble()
+
+    def linear(self, kinds, krylov, events, package=None, pivoting=False):
+        """The chain of linear solvers on J (LinearChain's arguments): a LinearSolve."""
+        return LinearSolve(self, kinds, krylov, events, package, pivoting)
+
+    def minimum(self, values):
+        """The smallest of every rank's values (n,), each at most 1e300 (PETSc's minimum of a
+        vector: exact, equal on every rank)."""
+        self.x.array[:] = np.repeat(np.minimum(values, 1e300), 3)
+        return self.x.min()[1]
 
     def destroy(self):
-        for obj in (self.x, self.y, self.J):
-            obj.destroy()
+        for obj in (self.x, self.y, self.J, self.Wc, self.xc, self.yc, self.W):
+            if obj is not None:
+                obj.destroy()
 
+
+class LinearSolve:
+    """J d = rhs on a Workspace's J by a LinearChain; with the workspace's rows met on rank 0,
+    the chain runs there and its outcome and events reach every rank."""
+
+    def __init__(self, work, kinds, krylov, events, package=None, pivoting=False):
+        self.work, self.events = work, events
+        self.chain = self.rhs = self.x = None
+        if work.J is not None:
+            self.chain = LinearChain(work.J, kinds, krylov, events, package, pivoting)
+            self.x, self.rhs = work.J.createVecs()
+
+    def solve(self, rhs, rtol):
+        """(solved, KSP iterations, d (n, 3)) for the right-hand side rhs (n, 3); d holds the
+        direction when solved."""
+        rows = self.work.rows
+        if rows is None:
+            self.rhs.array[:] = rhs.reshape(-1)
+            solved, its = self.chain.solve(self.rhs, self.x, rtol)
+            return solved, its, self.x.array.reshape(-1, 3).copy()
+        got = rows.gather(rhs)
+
+        def run():
+            self.rhs.array[:] = got.reshape(-1)
+            return self.chain.solve(self.rhs, self.x, rtol) + (dict(self.events),)
+
+        solved, its, events = rows.call(run)
+        self.events.update(events)
+        return solved, its, rows.scatter(self.x.array.reshape(-1, 3) if rows.root else None)
+
+    def refresh(self):
+        """J changed entirely: LinearChain.refresh."""
+        if self.chain is not None:
+            self.chain.refresh()
+
+    def destroy(self):
+        for obj in (self.chain, self.x, self.rhs):
+            if obj is not None:
+                obj.destroy()
+
+
+def _baij(csr, blocks, comm, n, n_global):
+    """A BAIJ matrix (block size 3) of n local block rows (n_global over comm) given as
+    block CSR (indptr, global block columns) and blocks."""
+    from ..petsc import PETSc
+
+    M = PETSc.Mat().createBAIJ(
+        size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3, comm=comm,
+        csr=csr + (np.ascontiguousarray(blocks).reshape(-1),))
+    M.assemble()
+    return M
 
 
 class LinearChain:

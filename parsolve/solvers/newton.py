@@ -47,7 +47,7 @@ from ..errors import InputError
 from . import kernels
 from .gauss_seidel import SolveReport
 from .gauss_seidel import CODE_NAMES, NCODES
-from .linear import ETA_MAX, LU_FALLBACK_MAX, LU_MAX_UNKNOWNS, LinearChain, Workspace, type_names
+from .linear import ETA_MAX, GATHER_MAX, LU_FALLBACK_MAX, LU_MAX_UNKNOWNS, Workspace, type_names
 from .residual import residual_from_parts
 from .soc import desaxce, fischer_burmeister
 
@@ -79,7 +79,10 @@ class SemismoothNewton:
     the anchor (1: monotone Armijo); merit: the line search's, "ac" (Alart-Curnier's, whose
     function Newton solves) or "fb" (Fischer-Burmeister's on the cones' complementarity form,
     parsolve.solvers.soc; contacts only: smooth where Alart-Curnier's is not, it takes half
-    the steps on stacks of boxes and more on some mixed sets: bench/README.md).
+    the steps on stacks of boxes and more on some mixed sets: bench/README.md); gather: up to
+    this many unknowns over all ranks, W R and the linear solves are rank 0's on the rows in
+    their canonical order, so that the result does not depend on the rank count
+    (parsolve.solvers.linear.Workspace; 0: never).
     The report's `events` counts the names of `event_names` over the solve.
     """
 
@@ -88,7 +91,7 @@ class SemismoothNewton:
 
     def __init__(self, tol=1e-10, max_iter=100, linear="auto", ksp_type="gmres",
                  pc_type="pbjacobi", proximal=True, fallback_sweeps=5, warm_sweeps=10,
-                 memory=1, merit="ac"):
+                 memory=1, merit="ac", gather=GATHER_MAX):
         from ..petsc import PETSc
 
         if not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
@@ -102,6 +105,8 @@ class SemismoothNewton:
                              f"{fallback_sweeps!r}")
         if int(memory) < 1:
             raise InputError(f"SemismoothNewton: memory must be >= 1, got {memory!r}")
+        if int(gather) < 0:
+            raise InputError(f"SemismoothNewton: gather must be >= 0, got {gather!r}")
         if merit not in MERITS:
             raise InputError(f"SemismoothNewton: unknown merit {merit!r}: choose one of "
                              f"{', '.join(MERITS)}")
@@ -119,6 +124,7 @@ class SemismoothNewton:
         self.warm_sweeps = int(warm_sweeps)
         self.memory = int(memory)
         self.merit = merit
+        self.gather = int(gather)
         self.contraction = None                 # NewtonProbe's
 
     def chain(self, unknowns):
@@ -133,15 +139,11 @@ class SemismoothNewton:
         """Solve `problem` (a Problem) in place for R (n, 3), warm-started from it. A problem
         through the bodies ends with du = M^-1 H^T R and the residual as the sweeps state it.
         Returns a SolveReport."""
-        W, first, (indptr, indices, blocks) = problem.operator()
+        work = Workspace(problem, self.gather)
         try:
-            work = Workspace(W, indptr, indices, blocks, first, problem)
-            try:
-                report = self._solve(work, R)
-            finally:
-                work.destroy()
+            report = self._solve(work, R)
         finally:
-            W.destroy()
+            work.destroy()
         if problem.restates:           # the residual as the sweeps state it, from the bodies
             problem.sync(R)
             report.residual = problem.residual(R)
@@ -156,9 +158,7 @@ class SemismoothNewton:
         report = SolveReport(self.name)
         events = dict.fromkeys(self.event_names, 0)
         counts = np.zeros(NCODES, np.int64)
-        linear = LinearChain(p.J, self.chain(3 * p.n_global), (self.ksp_type, self.pc_type),
-                              events)
-        d_vec, rhs = p.J.createVecs()
+        linear = p.linear(self.chain(3 * p.n_global), (self.ksp_type, self.pc_type), events)
         n = len(R)
         Phi, slopes = np.empty((n, 3)), np.empty((n, 2))        # the kernels write into these
         A, Bj = np.empty((n, 3, 3)), np.empty((n, 3, 3))
@@ -187,11 +187,10 @@ class SemismoothNewton:
                     it += 1
                     kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
                     p.assemble_jacobian(A, Bj, alpha)
-                    rhs.array[:] = -Phi.reshape(-1)
-                    solved, k = linear.solve(rhs, d_vec, eta)
+                    solved, k, d = linear.solve(-Phi, eta)
                     ksp_its += k
-                    found = solved and self._step(p, R, U, V, alpha, recent, d_vec,
-                                                  Phi, A, Bj, slopes)
+                    found = solved and self._step(p, R, U, V, alpha, recent, d, Phi, A, Bj,
+                                                  slopes)
                     if not found:
                         break
                     last = err
@@ -219,8 +218,7 @@ class SemismoothNewton:
                     eta = ETA_MAX
             report.iterations, report.residual = it, err
         finally:
-            for obj in (linear, d_vec, rhs):
-                obj.destroy()
+            linear.destroy()
         report.converged = report.residual <= self.tol
         report.local = {name: int(c) for name, c in zip(CODE_NAMES, counts) if c}
         report.events = {k: int(v) for k, v in events.items()}
@@ -234,10 +232,9 @@ class SemismoothNewton:
         """The proximal weight the residual calls for (0: pure Newton)."""
         return min(SIGMA_MAX, max(SIGMA_MIN, SIGMA_C * err)) if self.proximal else 0.0
 
-    def _step(self, p, R, U, V, alpha, recent, d_vec, Phi, A, Bj, slopes):
-        """The line search along the direction in d_vec from the line search's merits of the
+    def _step(self, p, R, U, V, alpha, recent, d, Phi, A, Bj, slopes):
+        """The line search along the direction d (n, 3) from the line search's merits of the
         anchor's `recent` iterates (the last at R): _search's point, or None."""
-        d = d_vec.array.reshape(-1, 3).copy()
         Wd = p.apply(d)
         Vd = Wd + alpha[:, None] * d
         if self.merit == "fb":
