@@ -32,7 +32,7 @@ model = pour(args.spheres)
 
 
 def candidates():
-    from parsolve.solvers.newton import Hybrid, SemismoothNewton
+    from parsolve.solvers import Hybrid, SemismoothNewton
     t = args.tol
     c = {"gs": ps.GaussSeidel(tol=t, max_iter=3000)}
     for w in (0.8, 1.2, 1.4, 1.6):
@@ -66,7 +66,7 @@ class Probe:
                       f"{time.perf_counter()-t0:.2f}s", flush=True)
         return self.base.solve(problem, R)
 
-from parsolve.solvers.newton import Hybrid
+from parsolve.solvers import Hybrid
 base = ps.GaussSeidel(tol=args.tol, max_iter=200) if args.base == "gs" else Hybrid(tol=args.tol)
 model.run(duration=args.duration, step=args.step, solver=Probe(base),
           output="out/demo_probe.h5", frames=0.05, progress=10.0)

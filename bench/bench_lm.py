@@ -113,7 +113,7 @@ def lu_solve(K, rhs):
 
 def start(pile, how, polish_steps):
     """The interior point's best iterate (its stall on the piles), polished or not."""
-    from parsolve.solvers.newton import SemismoothNewton
+    from parsolve.solvers import SemismoothNewton
     from parsolve.solvers.interior import InteriorPoint
 
     R = np.zeros((pile.n, 3))

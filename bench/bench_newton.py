@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 
 from parsolve.io import fclib  # noqa: E402
 from parsolve.solvers import Problem  # noqa: E402
-from parsolve.solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
+from parsolve.solvers import Hybrid, SemismoothNewton  # noqa: E402
 
 TOLERANCES = (1e-8, 1e-10)
 

@@ -12,9 +12,7 @@ _env.configure()
 from .version import __version__  # noqa: E402
 from .errors import CollectiveError, FileFormatError, InputError, ParsolveError  # noqa: E402
 from .model import Model  # noqa: E402
-from .solvers import GaussSeidel, make_solver  # noqa: E402
-from .solvers.newton import Hybrid, SemismoothNewton  # noqa: E402
-from .solvers.interior import InteriorPoint  # noqa: E402
+from .solvers import GaussSeidel, Hybrid, InteriorPoint, SemismoothNewton, make_solver  # noqa: E402
 from .run import Simulation  # noqa: E402
 
 

@@ -53,7 +53,7 @@ def test_connector_rows_in_sweeps_residuals_and_newton_parts_equal_their_twins()
                         4 * len(rows))
     # Gauss-Seidel to convergence and the semismooth Newton meet every row's law alike
     from parsolve.solvers import Problem
-    from parsolve.solvers.newton import SemismoothNewton
+    from parsolve.solvers import SemismoothNewton
 
     sols = []
     for solver in (GaussSeidel(tol=1e-12, max_iter=20000), SemismoothNewton(tol=1e-12)):
@@ -339,7 +339,7 @@ def test_rigid_limit_stops_rebound_by_newtons_restitution(e):
 def test_the_ground_on_either_side_and_the_newton_solver_agree():
     """m1 = the ground makes q = -f0 x: the same restoring spring as m0 = the ground (q = x),
     with q mirrored; the semismooth Newton solves the connector rows as Gauss-Seidel does."""
-    from parsolve.solvers.newton import SemismoothNewton
+    from parsolve.solvers import SemismoothNewton
 
     outs = []
     for side, solver in (("m1", None), ("m0", None), ("m1", SemismoothNewton(tol=1e-12))):

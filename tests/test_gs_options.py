@@ -87,7 +87,7 @@ def test_bad_options_are_refused():
 
 def test_auto_takes_the_hybrid_for_tight_tolerances_and_over_relaxes_otherwise(column):
     from parsolve.solvers import AUTO_OMEGA, TIGHT, make_solver
-    from parsolve.solvers.newton import Hybrid
+    from parsolve.solvers import Hybrid
 
     tight, loose = make_solver("auto", tol=TIGHT), make_solver("auto", tol=10 * TIGHT)
     assert isinstance(tight, Hybrid) and tight.tol == TIGHT and tight.ipm is not None

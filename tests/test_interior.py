@@ -10,7 +10,7 @@ from parsolve.solvers import Problem, make_solver
 from parsolve.solvers.interior import InteriorPoint
 from parsolve.solvers.soc import (cone_step, desaxce, fischer_burmeister, jordan, jordan_solve,
                                   jordan_sqrt, nesterov_todd)
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers import Hybrid, SemismoothNewton
 from parsolve.solvers.residual import residual
 from test_newton import box_stack, local_dynamics, solve, sphere_column
 
@@ -179,7 +179,7 @@ def test_the_probe_solves_a_column_in_two_steps(build):
 
 
 def test_a_bad_probe_contraction_is_refused():
-    from parsolve.solvers.newton import NewtonProbe
+    from parsolve.solvers import NewtonProbe
 
     for c in (0.0, 1.0, -1.0):
         with pytest.raises(InputError, match="contraction"):

@@ -10,7 +10,7 @@ from parsolve import laws
 from parsolve.laws import bilateral, coulomb
 from parsolve.laws.codes import KINDS, METHODS, OUTCOMES
 from parsolve.solvers import GaussSeidel, Problem, kernels, twins
-from parsolve.solvers.newton import SemismoothNewton
+from parsolve.solvers import SemismoothNewton
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 

@@ -10,11 +10,11 @@ import pytest
 
 import parsolve as ps
 from parsolve.errors import InputError
-from parsolve.run import Simulation
-from parsolve.solvers import Problem, kernels, make_solver, newton
+from parsolve.run.simulation import Simulation
+from parsolve.solvers import Problem, kernels, linear, make_solver, newton
 from parsolve.laws import coulomb
 from parsolve.solvers import twins as ref
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers import Hybrid, SemismoothNewton
 from parsolve.solvers.residual import coulomb_rows
 from scenes import lattice, on_floor
 from test_local_solvers import block_problem
@@ -175,8 +175,8 @@ def test_the_proximal_weight_is_capped(monkeypatch):
     inf * 0 could enter J); there, Gauss-Seidel sweeps replace each step, counted."""
     indptr, indices, blocks, diag, q, mu = block_problem(n=12)
     alphas = []
-    assemble = newton._Workspace.assemble_jacobian
-    monkeypatch.setattr(newton._Workspace, "assemble_jacobian",
+    assemble = linear.Workspace.assemble_jacobian
+    monkeypatch.setattr(linear.Workspace, "assemble_jacobian",
                         lambda self, A, B, alpha: (alphas.append((alpha / self.scale).max()),
                                                    assemble(self, A, B, alpha)))
     monkeypatch.setattr(SemismoothNewton, "_search", lambda *args: None)
@@ -264,7 +264,8 @@ def test_a_run_with_newton_is_the_gauss_seidel_run(gs_run, solver, tmp_path):
     lambda: SemismoothNewton(tol=0), lambda: SemismoothNewton(tol=float("nan")),
     lambda: SemismoothNewton(max_iter=0), lambda: SemismoothNewton(ksp_type="nope"),
     lambda: SemismoothNewton(pc_type="nope"), lambda: SemismoothNewton(warm_sweeps=-1),
-    lambda: SemismoothNewton(linear="nope"), lambda: Hybrid(newton_iter=0),
+    lambda: SemismoothNewton(linear="nope"), lambda: SemismoothNewton(gather=-1),
+    lambda: ps.InteriorPoint(gather=-1), lambda: Hybrid(newton_iter=0),
     lambda: Hybrid(stall=1.5), lambda: Hybrid(window=0), lambda: Hybrid(tol=-1),
     lambda: make_solver("newton", tol=-1), lambda: make_solver("hybrid", max_iter=0)])
 def test_bad_options_raise_input_error(build):

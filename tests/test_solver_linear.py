@@ -8,8 +8,7 @@ import pytest
 
 import parsolve as ps
 from parsolve.platform.petsc import PETSc
-from parsolve.solvers import newton
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
+from parsolve.solvers import Hybrid, SemismoothNewton, linear
 from test_newton import box_stack, local_dynamics, solve
 
 
@@ -59,8 +58,8 @@ def test_the_default_chain_factors_the_box_stack_without_a_failure(stack):
 def test_the_chain_follows_the_size():
     s = SemismoothNewton()
     assert s.chain(3 * 1000) == ("lu", "gmres")
-    assert s.chain(newton.LU_MAX_UNKNOWNS + 3) == ("gmres", "lu")
-    assert s.chain(newton.LU_FALLBACK_MAX + 3) == ("gmres",)
+    assert s.chain(linear.LU_MAX_UNKNOWNS + 3) == ("gmres", "lu")
+    assert s.chain(linear.LU_FALLBACK_MAX + 3) == ("gmres",)
     assert SemismoothNewton(linear="gmres").chain(30) == ("gmres", "lu")
     assert SemismoothNewton(linear="lu").chain(10 ** 9) == ("lu", "gmres")
 

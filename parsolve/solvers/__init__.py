@@ -15,6 +15,9 @@ where the Hybrid's Newton stages cost 16 s, and omega = 1.5 saves Gauss-Seidel h
 thirds of its sweeps on columns and piles.
 """
 from .gauss_seidel import GaussSeidel, SolveReport
+from .hybrid import Hybrid
+from .interior import InteriorPoint
+from .newton import NewtonProbe, SemismoothNewton
 from .problem import Problem
 
 SOLVER_NAMES = ("gs", "newton", "hybrid", "ipm", "auto")
@@ -36,14 +39,11 @@ def make_solver(name, **options):
         options.setdefault("memory", 5)          # Newton's line search non-monotone
         name = "hybrid"
     if name in ("newton", "hybrid"):
-        from .newton import Hybrid, SemismoothNewton
-
         return (SemismoothNewton if name == "newton" else Hybrid)(**options)
     if name == "ipm":
-        from .interior import InteriorPoint
-
         return InteriorPoint(**options)
     raise InputError(f"unknown solver {name!r}: choose one of {', '.join(SOLVER_NAMES)}")
 
 
-__all__ = ["GaussSeidel", "Problem", "SolveReport", "make_solver", "SOLVER_NAMES"]
+__all__ = ["GaussSeidel", "SemismoothNewton", "NewtonProbe", "Hybrid", "InteriorPoint", "Problem",
+           "SolveReport", "make_solver", "SOLVER_NAMES"]

@@ -25,10 +25,10 @@ contacts), the monotone direction (E = I, the shift frozen at the iterate) is tr
 step on the mixed piles of the suite it stalled). One step length for x and y, TAU of the way to
 the cones' boundary, so the residual M x + b - y of the linear part shrinks with it. delta
 (DELTA of W's mean diagonal) regularises hyperstatic sets, where W is singular and so is the
-system on sticking contacts. The systems go through Newton's chain of linear solvers (LU by
-MUMPS, which pivots, given twice its work space for the delayed pivots (ICNTL(14)) and
-detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does not pivot and meets
-zero pivots on these systems; GMRES), every fallback counted.
+system on sticking contacts. The systems go through Newton's chain of linear solvers
+(parsolve.solvers.linear: LU by MUMPS, which pivots, given twice its work space for the delayed
+pivots (ICNTL(14)) and detecting null pivots (ICNTL(24)) instead of failing: PETSc's own LU does
+not pivot and meets zero pivots on these systems; GMRES), every fallback counted.
 
 Before the iterations, a pure Newton probe from the given R (NewtonProbe: LU alone, stopped
 at the first failure or slow step) ends the solve where J is regular near the solution, as on a
@@ -48,7 +48,8 @@ from .. import laws
 from ..errors import InputError
 from . import kernels
 from .gauss_seidel import SolveReport
-from .newton import NEWTON_EVENTS, _LinearChain, _Workspace, NewtonProbe, SemismoothNewton
+from .linear import Workspace
+from .newton import NEWTON_EVENTS, NewtonProbe, SemismoothNewton
 from .residual import residual_from_parts
 from .soc import cone_step, inside, jordan, jordan_solve, nesterov_todd
 
@@ -157,15 +158,11 @@ class InteriorPoint:
         the problem only). mu: the rows' friction coefficients (_cones) when known. Returns
         their SolveReport."""
         mu = self._cones(problem) if mu is None else mu
-        W, first, (indptr, indices, blocks) = problem.operator()
+        work = Workspace(problem, self.newton.gather)
         try:
-            work = _Workspace(W, indptr, indices, blocks, first, problem)
-            try:
-                report = self._solve(work, mu, R)
-            finally:
-                work.destroy()
+            report = self._solve(work, mu, R)
         finally:
-            W.destroy()
+            work.destroy()
         if problem.restates:
             problem.sync(R)
             report.residual = problem.residual(R)
@@ -193,14 +190,12 @@ class InteriorPoint:
     def _solve(self, p, mu, R):
         t0 = time.perf_counter()
         events = dict.fromkeys(self.event_names, 0)
-        linear = _LinearChain(p.J, self.newton.chain(3 * p.n_global),
-                              (self.newton.ksp_type, self.newton.pc_type), events,
-                              package="mumps", pivoting=True)
-        d_vec, rhs = p.J.createVecs()
+        linear = p.linear(self.newton.chain(3 * p.n_global),
+                          (self.newton.ksp_type, self.newton.pc_type), events,
+                          package="mumps", pivoting=True)
         n, N = len(R), p.n_global
         if N == 0:
-            for obj in (linear, d_vec, rhs):
-                obj.destroy()
+            linear.destroy()
             return SolveReport(self.name, seconds=time.perf_counter() - t0, events=events)
         S = np.stack([mu, np.ones(n), np.ones(n)], axis=1)            # x = S r
         ksp = [0]
@@ -243,11 +238,11 @@ class InteriorPoint:
                 t = np.zeros((n, 2))
                 np.divide(u[:, 1:], shift[:, None], out=t, where=shift[:, None] > 0)
                 system = (SW, rows, diag, S, T, Ti, lam, rp, m)
-                step = self._direction(p, linear, events, ksp, x, y, system, t, d_vec, rhs)
+                step = self._direction(p, linear, events, ksp, x, y, system, t)
                 if step[0] < ALPHA_MIN:
                     events["monotone_direction"] += 1
                     other = self._direction(p, linear, events, ksp, x, y, system,
-                                            np.zeros((n, 2)), d_vec, rhs)
+                                            np.zeros((n, 2)))
                     if other[0] > 0.0 and (step[0] == 0.0 or self._after(p, x, S, other)
                                            < self._after(p, x, S, step)):
                         step = other
@@ -264,8 +259,7 @@ class InteriorPoint:
                 inside(y, floor_y)
             R[:] = best_R
         finally:
-            for obj in (linear, d_vec, rhs):
-                obj.destroy()
+            linear.destroy()
         report = SolveReport(self.name, iterations=it, residual=best,
                              converged=best <= self.tol, seconds=time.perf_counter() - t0)
         report.events = {k: int(v) for k, v in events.items()}
@@ -278,7 +272,7 @@ class InteriorPoint:
         r = (x + step[0] * step[1]) / S
         return design_residual(p, r, p.apply(r) + p.q)
 
-    def _direction(self, p, linear, events, ksp, x, y, system, t, d_vec, rhs):
+    def _direction(self, p, linear, events, ksp, x, y, system, t):
         """Mehrotra's predictor-corrector direction with the shift's derivative t (zero: the
         monotone one) on the iteration's `system` (S^-1 W, its rows, (T^-2 + delta) S, S, T,
         T^-1, lambda, M x + b - y, the gap): (step length, dx, dy); step length 0 when a
@@ -287,17 +281,15 @@ class InteriorPoint:
         Jb = SW.copy()
         Jb[:, 0, :] += np.einsum("kt,ktj->kj", t[rows], Jb[:, 1:, :])   # E S^-1 W
         Jb[p.diag] += diag
-        p.J.setValuesBlockedCSR(*p.csr, Jb.reshape(-1))
-        p.J.assemble()
+        p.set_jacobian(Jb)
         linear.refresh()
 
         def solve(xi):
-            rhs.array[:] = (-rp + _mv(Ti, xi)).reshape(-1)
-            solved, k = linear.solve(rhs, d_vec, RTOL)
+            solved, k, d = linear.solve(-rp + _mv(Ti, xi), RTOL)
             ksp[0] += k
             if not solved:
                 return None
-            dx = d_vec.array.reshape(-1, 3) * S
+            dx = d * S
             return dx, _mv(Ti, xi - _mv(Ti, dx))
 
         affine = solve(-lam)
@@ -318,9 +310,7 @@ class InteriorPoint:
     def _max_step(self, p, x, y, dx, dy):
         """The largest step keeping x + a dx and y + a dy in the cones, over all ranks
         (PETSc's minimum of a vector)."""
-        a = np.minimum(cone_step(x, dx), cone_step(y, dy))
-        p.x.array[:] = np.repeat(np.minimum(a, 1e300), 3)
-        return p.x.min()[1]
+        return p.minimum(np.minimum(cone_step(x, dx), cone_step(y, dy)))
 
 
 def design_residual(p, r, u):

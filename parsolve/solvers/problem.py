@@ -66,11 +66,20 @@ class Problem:
                      order)
 
     @classmethod
-    def coupled(cls, ld, du, schedule=None, sums=None, operator=None):
+    def coupled(cls, ld, du, schedule=None, sums=None, operator=None, keys=None):
         """W through the bodies of LocalDynamics ld; du (bodies, 6) starts at zero and ends
         M^-1 H^T R. operator() -> (W as a PETSc Mat over the ranks, this rank's first row):
-        the parallel layer's (parsolve.parallel.operators); default: serial, from ld's rows."""
-        return _Coupled(ld, du, schedule, sums, operator)
+        the parallel layer's (parsolve.parallel.operators); default: serial, from ld's rows.
+        keys: the rows' global keys (k1, k2), which with their colours order them canonically
+        (canonical)."""
+        return _Coupled(ld, du, schedule, sums, operator, keys)
+
+    def canonical(self, W, indptr, indices):
+        """The rows of W (a PETSc Mat over the ranks; this rank's block rows indptr, indices)
+        met on rank 0 in an order that does not depend on the distribution
+        (parsolve.parallel.canonical.CanonicalRows; collective), or None when the problem
+        has no such order."""
+        return None
 
 
 class _Rows(Problem):
@@ -124,11 +133,12 @@ class _Rows(Problem):
 class _Coupled(Problem):
     restates = True                  # the residual from the bodies, as the sweeps state it
 
-    def __init__(self, ld, du, schedule, sums, operator):
+    def __init__(self, ld, du, schedule, sums, operator, keys):
         super().__init__(ld.B, ld.kind, ld.param, sums or exact_sums)
         self.ld, self.du = ld, du
         self.schedule = schedule or ColourSchedule.single(ld.n)
         self._operator = operator
+        self._keys = keys
         self._inc = (ld.inc_ptr, ld.inc_body)
         self._U, self._parts = np.empty((self.n, 3)), np.empty((self.n, 4))
 
@@ -175,6 +185,19 @@ class _Coupled(Problem):
                 relax(colours[c][k:])
             if s._finish is not None:
                 s._finish(c)
+
+    def canonical(self, W, indptr, indices):
+        """Problem.canonical: the rows by (colour, k1, k2), the order in which one rank stores
+        them (the sweep order); None without keys."""
+        if self._keys is None:
+            return None
+        from ..parallel.canonical import CanonicalRows
+
+        colour = np.empty(self.n, np.int64)
+        for c, rows in enumerate(self.schedule.colours):
+            colour[rows] = c
+        keys = np.column_stack([colour, *(np.asarray(k, np.int64) for k in self._keys)])
+        return CanonicalRows.over(W, keys, indptr, indices)
 
     def _row_keys(self):
         """A row's key from the global ids of its bodies (smaller, larger; -1 for one body):

@@ -202,7 +202,8 @@ class Stepper:
         schedule = dom.schedule(b, ld.inc_body, ld.con, colours, cells, du)
         # W through the bodies; as one PETSc matrix over the ranks when a solver asks
         problem = Problem.coupled(ld, du, schedule, sums=dom.sums,
-                                  operator=lambda: distributed_delassus(ld, dom, b))
+                                  operator=lambda: distributed_delassus(ld, dom, b),
+                                  keys=(contacts.k1, contacts.k2))
         report = self.solver.solve(problem, contacts.R)
         # ------------------------------------------------------------------------------------
         residual = report.residual

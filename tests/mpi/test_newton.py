@@ -1,16 +1,20 @@
-"""The global Newton over distributed W (run at 2, 3 and 4 ranks by make test-mpi): a run on
-all ranks equals the serial run to the solve tolerance (LU by MUMPS in parallel, PETSc's own
-in serial: sums in another order, so not bit for bit), and the Gauss-Seidel run too; the
-solver events (linear-solve fallbacks) are the same on every rank and at every rank count."""
+"""The global Newton over distributed W (run at 2, 3 and 4 ranks by make test-mpi): W R and the
+linear solves are rank 0's on the rows in their canonical order (parsolve.solvers.linear), so a
+run of Newton, the Hybrid or the interior point on all ranks equals the serial run bit for bit
+(state, reactions, each step's iterations and residual); with W and J left distributed
+(gather=0: MatMult and MUMPS over the ranks, as above 30,000 unknowns) it equals it to the
+solve tolerance; the solver events (linear-solve fallbacks) are the same on every rank and at
+every rank count."""
 import numpy as np
 import pytest
 from mpi4py import MPI
 
 import parsolve as ps
+from gathering import assert_equals_serial
 from parsolve.parallel import Comm
-from parsolve.run import Simulation
+from parsolve.run.simulation import Simulation
+from parsolve.solvers import Hybrid, SemismoothNewton
 from scenes import spheres_in_box
-from parsolve.solvers.newton import Hybrid, SemismoothNewton
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
@@ -48,15 +52,25 @@ def serial():
     return run(Comm(MPI.COMM_SELF), SemismoothNewton(tol=TOL))
 
 
-@pytest.mark.parametrize("solver", [SemismoothNewton(tol=TOL),
-                                    Hybrid(tol=TOL, window=2, stall=0.01),
-                                    SemismoothNewton(tol=TOL, merit="fb", memory=5)],
-                         ids=["newton", "hybrid", "fischer-burmeister merit"])
-def test_newton_on_all_ranks_equals_the_serial_run(serial, solver):
-    sim = run(Comm(WORLD), solver)
+SOLVERS = {"newton": lambda: SemismoothNewton(tol=TOL),
+           "hybrid": lambda: Hybrid(tol=TOL, window=2, stall=0.01),
+           "fischer-burmeister merit": lambda: SemismoothNewton(tol=TOL, merit="fb", memory=5)}
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+def test_newton_on_all_ranks_is_the_serial_run_bit_for_bit(serial, name):
+    one = serial if name == "newton" else run(Comm(MPI.COMM_SELF), SOLVERS[name]())
+    sim = run(Comm(WORLD), SOLVERS[name]())
     assert sum(r["newton_iterations"] for r in sim.rows) > 0
     assert sum(r["contacts"] for r in sim.rows) > 0
-    assert_matches(sim, serial)
+    assert_equals_serial(sim, one)
+    assert [r["ksp_iterations"] for r in sim.rows] == [r["ksp_iterations"] for r in one.rows]
+
+
+def test_with_w_distributed_newton_equals_the_serial_run_to_the_tolerance(serial):
+    """gather=0 keeps W and J over the ranks (PETSc's MatMult, MUMPS), what every system above
+    the gathering limit gets: sums in another order, the same trajectory to the tolerance."""
+    assert_matches(run(Comm(WORLD), SemismoothNewton(tol=TOL, gather=0)), serial)
 
 
 def assert_matches(sim, ref):
@@ -103,16 +117,13 @@ def test_fallbacks_are_counted_alike_at_every_rank_count():
     assert serial["gs_fallback"] == 0
     assert parallel == serial
     assert all(e == parallel for e in WORLD.allgather(parallel))
-    scale = np.abs(state(runs[0])).max()
-    np.testing.assert_allclose(gathered(runs[1]), state(runs[0]), rtol=0, atol=1e-8 * scale)
+    assert_equals_serial(runs[1], runs[0])
 
 
 def test_shuffled_relaxed_gauss_seidel_is_the_serial_run_bit_for_bit():
     """Gauss-Seidel shuffled every sweep (by a hash of the rows' global keys and the seed) and
     over-relaxed: the run on every rank equals the serial run bit for bit (state, reactions,
     each step's sweeps and residual), and the shuffle changes the trajectory."""
-    from gathering import assert_equals_serial
-
     def gs(**kw):
         return ps.GaussSeidel(tol=1e-6, max_iter=3000, omega=1.2, **kw)
 
@@ -124,18 +135,17 @@ def test_shuffled_relaxed_gauss_seidel_is_the_serial_run_bit_for_bit():
     assert not np.array_equal(plain.contacts.R, serial.contacts.R)
 
 
-def test_the_interior_point_on_all_ranks_equals_the_serial_run(serial):
-    """The interior point (its iterations alone: no Newton polish) over distributed W: the
-    state equals the serial interior point's to the tolerance, and its iterations, residuals
-    and events are the same on every rank."""
-    from parsolve.solvers.interior import InteriorPoint
-
-    runs = [run(Comm(c), InteriorPoint(tol=TOL, newton_iter=0), steps=6)
+def test_the_interior_point_on_all_ranks_is_the_serial_run_bit_for_bit():
+    """The interior point (its iterations alone: no Newton polish; MUMPS factors on rank 0):
+    the serial interior point's state, reactions, iterations and residuals bit for bit, and
+    its events, the same on every rank."""
+    runs = [run(Comm(c), ps.InteriorPoint(tol=TOL, newton_iter=0), steps=6)
             for c in (MPI.COMM_SELF, WORLD)]
     one, par = runs
     assert sum(r["iterations"] for r in par.rows) > 0
     assert sum(r["contacts"] for r in par.rows) > 20
-    assert_matches(par, one)
+    assert_equals_serial(par, one)
     assert all(e == events(par) for e in WORLD.allgather(events(par)))
+    assert events(par) == events(one)
     assert events(par)["newton_polish"] == events(one)["newton_polish"] == 0
     assert events(par)["lu_factorisations"] > 0
