@@ -83,10 +83,6 @@ class Joints(Element):
             xa, Ra = found.x[ka], quat_to_matrix(found.q[ka][None])[0]
             pa = s["point"]
             pb = pa if s["other_point"] is None else s["other_point"]
-            if np.linalg.norm(pa - xa) > 2.0 * found.radius[ka]:
-                raise everywhere(InputError(
-                    f"joint {s['name']!r}: point {pa.tolist()} lies far outside body "
-                    f"{s['body']} (centre {xa.tolist()}, radius {found.radius[ka]:g})"))
             self.pa[j] = Ra.T @ (pa - xa)
             reach[j] = np.linalg.norm(pa - xa)
             if s["other"] >= 0:
