@@ -10,7 +10,8 @@ from .platform import env as _env
 _env.configure()
 
 from .version import __version__  # noqa: E402
-from .errors import CollectiveError, FileFormatError, InputError, ParsolveError  # noqa: E402
+from .errors import (CollectiveError, FileFormatError, InputError, ParsolveError,  # noqa: E402
+                     StorageError)
 from .model import Model  # noqa: E402
 from .solvers import GaussSeidel, Hybrid, InteriorPoint, SemismoothNewton, make_solver  # noqa: E402
 from .run import Simulation  # noqa: E402
@@ -33,4 +34,4 @@ def size():
 __all__ = ["rank", "size", "Simulation", "Model", "GaussSeidel", "SemismoothNewton", "Hybrid",
            "InteriorPoint",
            "make_solver", "ParsolveError", "InputError", "CollectiveError", "FileFormatError",
-           "__version__"]
+           "StorageError", "__version__"]

@@ -6,7 +6,8 @@
 "__main__"`), also under `mpirun -n P`. Exit codes:
   0  the run finished (or a STOP file ended it after writing a checkpoint);
   1  an unexpected failure (on one rank: all ranks are aborted, never a hang);
-  2  bad input or a bad file (a ParsolveError), printed on every rank;
+  2  bad input, a bad file or a file that cannot be written (a ParsolveError; a full disk:
+     a StorageError, which says what the run kept);
   3  SIGTERM or SIGUSR1 (e.g. SLURM's --signal) ended the run after writing a checkpoint:
      run again with --restart auto (or the checkpoint) to continue.
 """

@@ -273,6 +273,23 @@ def test_a_pendulum_of_the_joints_commands_turns_about_its_pivot():
     assert serial(model(spring), bodies=[0]).bodies[0].mobility == 6
 
 
+def test_lines_through_a_centre_equal_up_to_round_off_leave_three_rotations():
+    """A ball joint at the body's centre, given as a point that equals the centre up to
+    round-off (0.1 * 3 against 0.3): the lines' RMS distance from the centre is 1e-16 m, and
+    as the chart's length it made the rows' round-off read as levers (rotations both free
+    and restrained, amounts of 1e15). The body's radius is the chart's least length."""
+    m = ps.Model()
+    m.surface("bob", "bob", friction=0.1)
+    m.sphere(np.array([0.1, 0.2, 0.7]) * 3, 0.05, "bob", density=1000)
+    m.fix_point(0, (0.3, 0.6, 2.1), name="ball")
+    a = serial(m).bodies[0]
+    assert [x.kind for x in a.free] == ["rotation"] * 3
+    assert np.allclose([x.direction for x in a.free], np.eye(3), atol=1e-12)
+    assert [x.kind for x in a.restrained] == ["translation"] * 3
+    assert all(x.amount == pytest.approx(1 / 0.05) for x in a.free)     # 1 / L
+    assert a.redundant == []
+
+
 def test_a_double_pendulum_of_joints_is_a_two_hinge_mechanism():
     """Two bobs, each pinned (fix_point) and kept in the x-z plane (two fix_direction y):
     the mechanism's mobility is 2; a kinematic body is rigid."""

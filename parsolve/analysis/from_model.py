@@ -4,7 +4,7 @@ The model is built and partitioned as for a run (Simulation); each rank makes th
 responsible for: the registered sources' bilateral lines (joints, lines.line_source) and,
 with contacts=True, one unilateral line per contact it owns, detected once at the initial
 positions. Rank 0 gathers the lines touching the bodies asked for (all lines when none are)
-and those bodies' centres (the charts' references), and analyses them: the same rows in the
+and those bodies' centres and radii (the charts' references and least lengths), and analyses them: the same rows in the
 same (key) order whatever the number of ranks, so the same answer.
 """
 from dataclasses import dataclass
@@ -79,17 +79,20 @@ def _local_lines(model, sim, held, contacts, sources):
 
 
 def _centres(held, lines, asked):
-    """(gid, x) of the held bodies on this rank's lines and of the owned bodies asked for."""
+    """(gid, x, radius) of the held bodies on this rank's lines and of the owned bodies
+    asked for."""
     on_lines = np.isin(held.gid, np.concatenate([lines.a, lines.b]))
     mine = np.arange(len(held)) < held.n_owned
     if asked is not None:
         on_lines |= mine & np.isin(held.gid, asked)
-    return {"gid": held.gid[on_lines], "x": held.x[on_lines]}
+    return {"gid": held.gid[on_lines], "x": held.x[on_lines],
+            "radius": held.radius[on_lines]}
 
 
 def _analyse(lines, centres, asked, n_bodies, contacts, check, rtol):
     gid, first = np.unique(centres["gid"], return_index=True)
     reference = dict(zip(gid.tolist(), centres["x"][first]))
+    size = dict(zip(gid.tolist(), centres["radius"][first].tolist()))
     if asked is None:
         targets = np.setdiff1d(np.union1d(lines.a, lines.b), [GROUND])
     else:
@@ -102,12 +105,13 @@ def _analyse(lines, centres, asked, n_bodies, contacts, check, rtol):
         if g not in reference:
             reference[g] = lines.point[lines.of_body(g)[0]].mean(axis=0)
     results = [analyse_body(lines, g, reference[g],
-                            None if check is None else user_twist(check, reference[g]), rtol)
+                            None if check is None else user_twist(check, reference[g]), rtol,
+                            size.get(g))
                for g in targets]
     system, note = None, ""
     if len(targets) > 1 and coupled(lines, targets):
         if len(targets) <= MAX_SYSTEM_BODIES:
-            system = analyse_system(lines, targets, reference, rtol)
+            system = analyse_system(lines, targets, reference, rtol, size)
         else:
             note = (f"{len(targets)} coupled bodies: the mechanism's dense analysis stops at "
                     f"{MAX_SYSTEM_BODIES}; ask for fewer with --body")

@@ -74,15 +74,16 @@ class SystemAnalysis:
                 "free": [{str(g): m.as_dict() for g, m in f.items()} for f in self.free]}
 
 
-def analyse_body(lines, gid, reference=None, check=None, rtol=RTOL):
+def analyse_body(lines, gid, reference=None, check=None, rtol=RTOL, size=None):
     """The BodyAnalysis of body `gid` under `lines` (ConstraintLines, canonical order), in
-    the chart of `reference` (default: the lines' centroid). check: a world twist (see
+    the chart of `reference` (default: the lines' centroid) and of the body's `size` (its
+    radius, the chart's least length; default: the lines' alone). check: a world twist (see
     screws.user_twist) to test against the lines."""
     index, dirs = lines.of_body(gid)
     points, uni = lines.point[index], lines.unilateral[index]
     order = np.argsort(uni, kind="stable")          # joints first, then contacts
     index, dirs, points, uni = index[order], dirs[order], points[order], uni[order]
-    chart = Chart.of(points, reference)
+    chart = Chart.of(points, reference, size)
     rows = chart.rows(points, dirs)
     rank, restrained_all, free = svd_split(rows, rtol)
     _, restrained_joint, free_joint = svd_split(rows[~uni], rtol)
@@ -114,16 +115,17 @@ def check_motion(twist, points, directions, unilateral, labels, chart, rtol=RTOL
             "separates": [str(k) for k in labels[separates]]}
 
 
-def analyse_system(lines, gids, references=None, rtol=RTOL):
+def analyse_system(lines, gids, references=None, rtol=RTOL, sizes=None):
     """The SystemAnalysis of bodies `gids` (one 6-column block each, in the order given)
-    under `lines`; lines to other bodies or the ground hold only their analysed end."""
+    under `lines`; lines to other bodies or the ground hold only their analysed end.
+    references, sizes: each body's chart (as analyse_body's), by gid."""
     gids = [int(g) for g in gids]
     col = {g: k for k, g in enumerate(gids)}
-    references = references or {}
+    references, sizes = references or {}, sizes or {}
     charts = []
     for g in gids:
         index, _ = lines.of_body(g)
-        charts.append(Chart.of(lines.point[index], references.get(g)))
+        charts.append(Chart.of(lines.point[index], references.get(g), sizes.get(g)))
     sel = np.nonzero(np.isin(lines.a, gids) | np.isin(lines.b, gids))[0]
     sel = sel[np.argsort(lines.unilateral[sel], kind="stable")]
     A = np.zeros((len(sel), 6 * len(gids)))

@@ -13,9 +13,12 @@ motions are the null space of A. A screw of pitch h (ds/dtheta, metres per radia
 right-handed) about the axis through p along r is omega = r, v = h r - r x p.
 
 Numerics: A is analysed in a chart of each body, a reference point o (the body's centre or
-the lines' centroid) and a length L (the lines' RMS distance from it): the chart's twist is
-(L omega, velocity of o), so a row reads ((c - o) x d / L, d). Every tolerance is relative
-(`rtol`) in that chart, so the answers do not depend on units or on where the origin is.
+the lines' centroid) and a length L (the lines' RMS distance from it, at least the body's
+size where it is known): the chart's twist is (L omega, velocity of o), so a row reads
+((c - o) x d / L, d). Every tolerance is relative (`rtol`) in that chart, so the answers do
+not depend on units or on where the origin is. The floor keeps round-off out: lines through
+a point that equals the centre up to round-off would otherwise have an L of 1e-16 m, and
+their rows' noise would read as levers.
 """
 from dataclasses import dataclass
 
@@ -34,15 +37,18 @@ class Chart:
     scale: float
 
     @classmethod
-    def of(cls, points, origin=None):
+    def of(cls, points, origin=None, size=None):
         """The chart of lines through `points`: o defaults to their centroid, L is their RMS
-        distance from o (1 m when they all pass through o)."""
+        distance from o, at least the body's `size` [m] (its radius) when given, else 1 m
+        when they all pass through o."""
         points = np.asarray(points, float).reshape(-1, 3)
         if origin is None:
             origin = points.mean(axis=0) if len(points) else np.zeros(3)
         origin = np.asarray(origin, float)
         rms = float(np.sqrt(np.mean(np.sum((points - origin) ** 2, axis=1)))) if len(
             points) else 0.0
+        if size is not None and size > 0:
+            return cls(origin, max(rms, float(size)))
         return cls(origin, rms if rms > 0 else 1.0)
 
     def rows(self, points, directions):

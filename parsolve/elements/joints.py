@@ -28,12 +28,13 @@ had is refused by name (never silently wrong).
 Drift: the velocity-level rows let positions drift; each bilateral row's free term carries
 e / h, e the constraint's violation at the half step (as a contact's carries gap / h), so a
 violation decays instead of growing. The prescribed motions add -velo(t + h) (for a
-displacement, the velocity that ends the step on it).
+displacement, the velocity that ends the step on it, the arc of a turning body's point
+included at the step's start's angular velocity: see _arc).
 """
 import numpy as np
 
 from ..contact.frames import frames_from_normals
-from ..dynamics.rotation import quat_to_matrix
+from ..dynamics.rotation import exp_map, quat_to_matrix
 from ..errors import InputError, everywhere
 from ..laws import bilateral, spring
 from ..tables.checks import body_id, finite, positive, unit
@@ -82,10 +83,6 @@ class Joints(Element):
             xa, Ra = found.x[ka], quat_to_matrix(found.q[ka][None])[0]
             pa = s["point"]
             pb = pa if s["other_point"] is None else s["other_point"]
-            if np.linalg.norm(pa - xa) > 2.0 * found.radius[ka]:
-                raise everywhere(InputError(
-                    f"joint {s['name']!r}: point {pa.tolist()} lies far outside body "
-                    f"{s['body']} (centre {xa.tolist()}, radius {found.radius[ka]:g})"))
             self.pa[j] = Ra.T @ (pa - xa)
             reach[j] = np.linalg.norm(pa - xa)
             if s["other"] >= 0:
@@ -159,8 +156,10 @@ class Joints(Element):
             elif kind_j == "rigid_link":
                 shift[k, 0] = (dist[k] - self.L0[j]) / h
             elif kind_j == "prescribe":
-                shift[k, 0] = -self._velocity(j, signal[j], h,
-                                              (pa[k] - self.specs[j]["point"]) @ normal)
+                moved = (pa[k] - self.specs[j]["point"]) @ normal
+                if self.specs[j]["signal"] == "displacement":
+                    moved += _arc(held.w[a[k]], pa[k] - held.x[a[k]], h) @ normal
+                shift[k, 0] = -self._velocity(j, signal[j], h, moved)
         law = bilateral.rows(np.where(types == "fix_point", 3, 1), shift)
         springs = np.flatnonzero(types == "spring")
         if len(springs):
@@ -185,11 +184,22 @@ class Joints(Element):
     def _velocity(self, j, value, h, moved):
         """The prescribed velocity of joint j at the step's end from its signal's `value` at
         t + h: the velocity spline's; the displacement's, that ends the step at disp(t + h)
-        from the point's displacement `moved` at the half step (x(t+h) = x(t+h/2) + h/2 U:
-        no lag, no drift); or the acceleration's integral from 0."""
+        from `moved`, the point's displacement at the half step plus its arc's part (_arc):
+        x(t+h) = x(t+h/2) + h/2 U + arc, no lag, no drift; or the acceleration's integral
+        from 0."""
         if self.specs[j]["signal"] == "displacement":
             return 2.0 * (value - moved) / h
         return value
+
+
+def _arc(w, r, h):
+    """How far a body point at r from the centre (half step) ends the step off the straight
+    line of its velocity: the second half step turns r by the exponential map of h/2 w
+    (dynamics.half_step), which moves it by exp(h/2 w) r - r = h/2 w x r + arc. Taken at the
+    step's start's w (the end's is the solve's unknown): exact while w holds over the step,
+    else off by O(h^2 |w| |dw| |r|). Zero without rotation."""
+    turn = quat_to_matrix(exp_map(0.5 * h * w[None]))[0]
+    return (turn @ r - r) - 0.5 * h * np.cross(w, r)
 
 
 def _frame(normal):

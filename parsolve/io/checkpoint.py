@@ -16,7 +16,9 @@ Layout (rows carry their body id or contact key, so any rank can read any slice)
      energy (JSON: the energy balance's initial energy, work of loads, dissipated energy)
 Gauss-Seidel keeps no other state. A checkpoint is written as NAME.tmp and renamed to NAME
 only when complete and closed, so a crash never leaves a half-written file under NAME; a
-flipped byte in any dataset is refused by its checksum on restart.
+flipped byte in any dataset is refused by its checksum on restart. A write that fails (a full
+disk) fails on every rank alike (io/storage.py): NAME.tmp is removed and the older
+checkpoints stay.
 
 Formats (FORMATS: the release that writes each). A restart reads the formats in READABLE and
 continues their runs exactly; format 1 (parsolve 0.1.0: no format_version attribute, rows
@@ -31,13 +33,14 @@ import time
 
 import numpy as np
 
-from ..errors import FileFormatError
+from ..errors import FileFormatError, StorageError
 from ..platform import faults
 from ..tables.bodies import BodySet
 from ..tables.interactions import Interactions
 from ..tables.keys import origin_of
 from . import checksum
 from .hdf5 import h5py_module
+from .storage import Writes, discard, finish
 
 FORMAT = "parsolve-checkpoint"
 FORMAT_VERSION = 2
@@ -74,35 +77,58 @@ def write(path, sim, results_parts=()):
     comm = sim.comm
     snap = sim.snapshot()
     tmp = path + ".tmp"
+    writes = Writes(comm)
     with comm.collective():             # rank 0's file work may fail: every rank hears of it
         if comm.root:
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with h5py.File(tmp, "w", driver="mpio", comm=comm.mpi) as f:
-        header = dict(format=FORMAT, format_version=FORMAT_VERSION, version=__version__,
-                      model_fingerprint=sim.model.fingerprint(), step=snap["step"],
-                      time=snap["time"], step_size=sim.h,
-                      bodies=comm.sum(len(snap["bodies"]["gid"])),
-                      contacts=comm.sum(len(snap["contacts"]["k1"])),
-                      results_parts=json.dumps(list(results_parts)),
-                      energy=json.dumps(snap["energy"]))
-        # attributes are collective metadata: rank 0's values, equal everywhere by construction
-        header = comm.bcast(header)
-        f.attrs.update(header, ranks=comm.size,
-                       header_checksum=np.uint64(checksum.of_attributes(header, HEADER)))
-        for group, data in (("bodies", snap["bodies"]), ("contacts", snap["contacts"])):
-            g = f.create_group(group)
-            offset, total = comm.offset(len(next(iter(data.values()))))
-            for name, arr in data.items():
-                ds = g.create_dataset(name, shape=(total,) + arr.shape[1:], dtype=arr.dtype)
-                if len(arr):
-                    ds[offset:offset + len(arr)] = arr
-                digest = checksum.combine(comm.allgather(checksum.partial(arr, offset)))
-                ds.attrs["checksum"] = np.uint64(digest)
-                faults.point("checkpoint-dataset", snap["step"], comm.rank)
+            writes.attempt(path, os.makedirs, os.path.dirname(os.path.abspath(path)),
+                           exist_ok=True)
+    writes.settle("checkpoint")
+    with writes.unit("checkpoint", path):
+        f = h5py.File(tmp, "w", driver="mpio", comm=comm.mpi)
+    try:
+        with writes.unit("checkpoint", path):
+            _write_open(f, path, sim, snap, results_parts, writes, __version__)
+    except StorageError as exc:
+        if getattr(exc, "collective", False):
+            discard(f, tmp, comm)
+        raise
+    finish(writes, "checkpoint", path, f, tmp, comm)
     comm.barrier()
     with comm.collective():
         if comm.root:
-            os.replace(tmp, path)
+            writes.attempt(path, os.replace, tmp, path)
+    writes.settle("checkpoint")
+
+
+def _write_open(f, path, sim, snap, results_parts, writes, version):
+    """The header and datasets of a checkpoint into the open file f (collective)."""
+    comm = sim.comm
+    header = dict(format=FORMAT, format_version=FORMAT_VERSION, version=version,
+                  model_fingerprint=sim.model.fingerprint(), step=snap["step"],
+                  time=snap["time"], step_size=sim.h,
+                  bodies=comm.sum(len(snap["bodies"]["gid"])),
+                  contacts=comm.sum(len(snap["contacts"]["k1"])),
+                  results_parts=json.dumps(list(results_parts)),
+                  energy=json.dumps(snap["energy"]))
+    # attributes are collective metadata: rank 0's values, equal everywhere by construction
+    header = comm.bcast(header)
+    f.attrs.update(header, ranks=comm.size,
+                   header_checksum=np.uint64(checksum.of_attributes(header, HEADER)))
+    for group, data in (("bodies", snap["bodies"]), ("contacts", snap["contacts"])):
+        g = f.create_group(group)
+        offset, total = comm.offset(len(next(iter(data.values()))))
+        for name, arr in data.items():
+            ds = g.create_dataset(name, shape=(total,) + arr.shape[1:], dtype=arr.dtype)
+            writes.attempt(path, _put, ds, offset, arr, snap["step"], comm.rank)
+            digest = checksum.combine(comm.allgather(checksum.partial(arr, offset)))
+            ds.attrs["checksum"] = np.uint64(digest)
+
+
+def _put(ds, offset, arr, step, rank):
+    """This rank's rows of a dataset (its fault point: checkpoint-dataset)."""
+    if len(arr):
+        ds[offset:offset + len(arr)] = arr
+    faults.point("checkpoint-dataset", step, rank)
 
 
 def read(path, comm, fingerprint=None):
@@ -213,6 +239,7 @@ class CheckpointPolicy:
         self.seconds = None if seconds is None else float(seconds)
         self.keep = max(1, int(keep))
         self.last_time = time.time()
+        self.last = None          # (path, step) of the last checkpoint this run wrote
 
     def due_by_step(self, step):
         return self.every is not None and step % self.every == 0
@@ -230,6 +257,7 @@ class CheckpointPolicy:
         faults.point("checkpoint", sim.step_count, sim.comm.rank)
         write(path, sim, results_parts)
         self.last_time = time.time()
+        self.last = (path, sim.step_count)
         with sim.comm.collective():
             if sim.comm.root:                 # rotate: only after the new one is complete
                 for old in existing(self.directory, self.name)[:-self.keep]:

@@ -56,6 +56,11 @@ everything up to the last closed segment. A checkpoint records the segments up t
 and a restarted leg's index (NAME.restart-STEP.h5) starts from those: its history has no gap
 and no step twice. HDF5's SWMR mode, the other way to read a file being written, does not
 work with the MPI-IO driver.
+
+When a write fails (a full disk), the unit being written (a frame, the history's rows, a
+segment's closing, the index) fails on every rank alike (io/storage.py): the open segment is
+given up (SEG.tmp removed) and NAME.h5 still indexes every segment closed before, up to the
+step `kept` says.
 """
 import glob
 import json
@@ -67,7 +72,9 @@ from .. import laws, shapes
 from ..dynamics.rotation import quat_to_matrix
 from ..platform import faults, libm
 from ..tables.keys import CONTACT, pair_code
+from ..errors import StorageError
 from .hdf5 import h5py_module
+from .storage import Writes, discard, finish
 
 FORMAT = "parsolve-results"
 BODY_FIELDS = ("gid", "x", "q", "v", "w", "radius", "shape", "material")
@@ -118,19 +125,23 @@ class ResultsWriter:
         self.rows = {"history": []}
         self.segments, self.missing, self.current = [], [], None
         self.summary, self.opened = None, 0
+        self.writes = Writes(comm)
+        self.step, self._point = self.leg, None     # the step being written (fault points)
+        self.kept = None          # (last step, last segment) that NAME.h5 indexes, or None
         self.header = {"format": FORMAT, "model_fingerprint": model.fingerprint(),
                        "step_size": step_size, "ranks": comm.size}
         with comm.collective():          # rank 0's file work may fail: every rank hears of it
             if comm.root:
-                os.makedirs(self.parts, exist_ok=True)
-                if inherited is None:             # a fresh run: no part of an old one stays
+                self.writes.attempt(self.parts, os.makedirs, self.parts, exist_ok=True)
+                if inherited is None and self.writes.failed is None:
                     for old in glob.glob(os.path.join(self.parts, "*.h5*")):
-                        os.remove(old)
+                        os.remove(old)            # a fresh run: no part of an old one stays
                 self.segments, self.missing = _describe_parts(self.parts, inherited or ())
+        self.writes.settle("results folder")
         self.model_part = f"model-{self.leg:09d}.h5"
         self._model(self._collective_file(self.model_part), model, bodies)
-        with comm.collective():
-            self._write_index()
+        self._point = "segment-write"
+        self._index()
 
     # -- what the run calls --------------------------------------------------------------
     def add_series(self, group, columns, attrs=None):
@@ -141,12 +152,20 @@ class ResultsWriter:
 
     def record(self, row, group="history"):
         """One row of `group` (every rank calls it; rank 0's values are written)."""
+        self.step = int(row.get("step", self.step))
         self.rows[group].append(row)
         if len(self.rows[group]) >= self.flush_every:
             self._flush()
 
     def frame(self, step, time, bodies, contacts):
+        """A frame of the bodies and rows (collective)."""
+        self.step = int(step)
         seg = self._segment()
+        with self.writes.unit("results segment", self._name(seg["name"])):
+            self._frame(seg, step, time, bodies, contacts)
+        self.writes.settle("results segment")
+
+    def _frame(self, seg, step, time, bodies, contacts):
         f = seg["file"]
         g = f.create_group(f"frames/{len(seg['frames']):06d}")
         n = bodies.n_owned
@@ -179,20 +198,24 @@ class ResultsWriter:
             self._contact_polygons(g.create_group("polygons"), contacts)
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
+        seg["last"] = int(step)
         faults.point("frame", int(step), self.comm.rank)
 
     def close_segment(self):
         """Close the open segment (collective), so that everything so far survives a crash;
         returns the names of the complete segments, oldest first (equal on every rank)."""
         self._flush()
-        seg, self.current = self.current, None
+        seg = self.current
         if seg is not None:
             faults.point("segment", None, self.comm.rank)
-            seg["file"].attrs.update(rows=json.dumps(seg["rows"]),
-                                     frames=json.dumps(seg["frames"]))
-            seg["file"].close()
+            with self.writes.unit("results segment", self._name(seg["name"])):
+                seg["file"].attrs.update(rows=json.dumps(seg["rows"]),
+                                         frames=json.dumps(seg["frames"]))
+            self.current = None
+            finish(self.writes, "results segment", self._name(seg["name"]), seg["file"],
+                   os.path.join(self.parts, seg["name"] + ".tmp"), self.comm)
             self._publish(seg["name"], {k: seg[k] for k in ("name", "rows", "frames",
-                                                            "columns")})
+                                                            "columns", "last")})
         return self.comm.bcast([s["name"] for s in self.segments] if self.comm.root else None)
 
     def close(self, summary=None):
@@ -200,14 +223,28 @@ class ResultsWriter:
         summary is reduced over the ranks before it comes here) and the XDMF."""
         self.summary = summary
         self.close_segment()
-        with self.comm.collective():
-            self._write_index(complete=True)
+        self._index(complete=True)
+
+    def abandon(self):
+        """After a failed write (collective): give up the open segment; the index keeps the
+        segments closed before (see `kept`)."""
+        seg, self.current = self.current, None
+        for group in self.rows:
+            self.rows[group] = []
+        if seg is not None:
+            discard(seg["file"], os.path.join(self.parts, seg["name"] + ".tmp"), self.comm)
 
     # -- files -------------------------------------------------------------------------------
     def _collective_file(self, name):
+        """A part's file, created as NAME.tmp by every rank (MPI-IO)."""
         h5py = h5py_module()
-        return h5py.File(os.path.join(self.parts, name + ".tmp"), "w", driver="mpio",
-                         comm=self.comm.mpi)
+        tmp = os.path.join(self.parts, name + ".tmp")
+        with self.writes.unit("results segment", self._name(name)):
+            return h5py.File(tmp, "w", driver="mpio", comm=self.comm.mpi)
+
+    def _name(self, name):
+        """A part's path, as a message names it."""
+        return os.path.join(self.parts, name)
 
     def _segment(self):
         if self.current is None:
@@ -215,7 +252,8 @@ class ResultsWriter:
             self.opened += 1
             f = self._collective_file(name)
             f.create_group("frames")
-            self.current = {"name": name, "file": f, "rows": {}, "frames": [], "columns": {}}
+            self.current = {"name": name, "file": f, "rows": {}, "frames": [], "columns": {},
+                            "last": self.step}
         return self.current
 
     def _table(self, seg, group):
@@ -232,6 +270,19 @@ class ResultsWriter:
         return seg["file"][group]
 
     def _model(self, f, model, bodies):
+        what, path = "results' model part", self._name(self.model_part)
+        tmp = os.path.join(self.parts, self.model_part + ".tmp")
+        try:
+            with self.writes.unit(what, path):
+                self._model_part(f, model, bodies)
+        except StorageError as exc:
+            if getattr(exc, "collective", False):
+                discard(f, tmp, self.comm)
+            raise
+        finish(self.writes, what, path, f, tmp, self.comm)
+        self._publish(self.model_part)
+
+    def _model_part(self, f, model, bodies):
         g = f.create_group("model/bodies")
         n = bodies.n_owned
         for name in ("gid", "shape", "material", "radius", "template", "mass", "inertia"):
@@ -239,23 +290,23 @@ class ResultsWriter:
         self._rows(g, "half", _box_half(bodies, n))
         f["model"].create_group("materials").attrs["labels"] = model.materials.labels
         o = f.create_group("model/obstacles")
-        o.create_dataset("point", data=model.obstacles.point)
-        o.create_dataset("normal", data=model.obstacles.normal)
-        o.create_dataset("material", data=model.obstacles.material)
+        self._same(o, "point", model.obstacles.point)
+        self._same(o, "normal", model.obstacles.normal)
+        self._same(o, "material", model.obstacles.material)
         o.attrs["names"] = model.obstacles.names
         obst = model.obstacles
         for name in ("shape", "q", "radius"):
-            o.create_dataset(name, data=getattr(obst, name))
-        o.create_dataset("half", data=_box_half(obst, len(obst)))
+            self._same(o, name, getattr(obst, name))
+        self._same(o, "half", _box_half(obst, len(obst)))
         for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells
             rows = np.flatnonzero(obst.shape == kind)
             if shape.CELLS is not None and len(rows):
                 verts = shape.cell_points(obst, rows, quat_to_matrix(obst.q[rows]))
                 gx = o.create_group(shape.CELLS["group"])
-                gx.create_dataset("vertices", data=verts.reshape(-1, 3))
-                gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
-                gx.create_dataset("obstacle", data=rows)
-                gx.create_dataset("material", data=obst.material[rows])
+                self._same(gx, "vertices", verts.reshape(-1, 3))
+                self._same(gx, "connectivity", _connectivity(shape, 0, len(rows)))
+                self._same(gx, "obstacle", rows)
+                self._same(gx, "material", obst.material[rows])
         # the bodies' shapes drawn as polygons, where any rank has some
         self.polygonal = [kind for kind in POLYGONAL
                           if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
@@ -269,9 +320,7 @@ class ResultsWriter:
             gx = o.create_group(shapes.KINDS[kind].POLYGONS["group"])
             for name, data in (("vertices", pts), ("topology", topo),
                                ("obstacle", rows[owner]), ("material", obst.material[rows][owner])):
-                gx.create_dataset(name, data=data)
-        f.close()
-        self._publish(self.model_part)
+                self._same(gx, name, data)
 
     def _polygons(self, group, shape, placed, rows, R, fields):
         """This rank's `rows` of a polygonal shape as polygon faces (every rank writes its
@@ -327,46 +376,83 @@ class ResultsWriter:
         self.comm.barrier()
         with self.comm.collective():
             if self.comm.root:
-                os.replace(os.path.join(self.parts, name + ".tmp"),
-                           os.path.join(self.parts, name))
-                if segment is not None:
-                    self.segments.append(segment)
-                    self._write_index()
+                self.writes.attempt(self._name(name), os.replace,
+                                    os.path.join(self.parts, name + ".tmp"),
+                                    os.path.join(self.parts, name))
+        self.writes.settle("results segment")
+        if segment is not None:
+            self.segments.append(segment)
+            self._index()
+
+    def _index(self, complete=False):
+        """Collective: rank 0 rewrites the index, then the XDMF; `kept` follows the index."""
+        from .xdmf import write_xdmf
+
+        with self.comm.collective():
+            if self.comm.root:
+                self.writes.attempt(self.path, self._write_index, complete)
+        self.writes.settle("results index")
+        if self.segments:
+            self.kept = (self.segments[-1].get("last", self.leg), self.segments[-1]["name"])
+        with self.comm.collective():
+            if self.comm.root:
+                xdmf = os.path.splitext(self.path)[0] + ".xdmf"
+                self.writes.attempt(xdmf, write_xdmf, self.path, xdmf)
+        self.writes.settle("XDMF index")
 
     def _flush(self):
         for group, rows in self.rows.items():
             if not rows:
                 continue
             seg = self._segment()
-            g = self._table(seg, group)
-            n0, n1 = seg["rows"][group], seg["rows"][group] + len(rows)
-            for col, dtype, tail in self.series[group]:
-                ds = g[col]
-                ds.resize((n1,) + tuple(tail))
-                if self.comm.root:
-                    ds[n0:n1] = np.array([r.get(col, 0) for r in rows], dtype=dtype) \
-                        .reshape((n1 - n0,) + tuple(tail))
-            seg["rows"][group] = n1
-            self.rows[group] = []
+            with self.writes.unit("results segment", self._name(seg["name"])):
+                self._flush_rows(seg, group, rows)
+        self.writes.settle("results segment")
+
+    def _flush_rows(self, seg, group, rows):
+        """The rows of `group` kept since the last flush, appended to the segment's table."""
+        g = self._table(seg, group)
+        n0, n1 = seg["rows"][group], seg["rows"][group] + len(rows)
+        for col, dtype, tail in self.series[group]:
+            ds = g[col]
+            ds.resize((n1,) + tuple(tail))
+            if self.comm.root:
+                self.writes.attempt(self._name(seg["name"]), self._put, ds, n0, np.array(
+                    [r.get(col, 0) for r in rows], dtype=dtype).reshape((n1 - n0,) +
+                                                                          tuple(tail)))
+        seg["rows"][group] = n1
+        seg["last"] = max(seg["last"], self.step)
+        self.rows[group] = []
+
+    def _put(self, ds, offset, data):
+        """Write `data` at row `offset` of `ds` (a segment's write: its fault point)."""
+        if len(data):
+            ds[offset:offset + len(data)] = data
+        if self._point:
+            faults.point(self._point, self.step, self.comm.rank)
+
+    def _same(self, group, name, data):
+        """A dataset every rank holds alike (the model's obstacles): rank 0 writes it."""
+        ds = group.create_dataset(name, shape=data.shape, dtype=data.dtype)
+        if self.comm.root:
+            self.writes.attempt(_final(group.file.filename), self._put, ds, 0, data)
 
     def _rows(self, group, name, local):
         """A dataset of every rank's rows of `local`, each rank writing its own slice."""
         offset, total = self.comm.offset(len(local))
         ds = group.create_dataset(name, shape=(total,) + local.shape[1:], dtype=local.dtype)
-        if len(local):
-            ds[offset:offset + len(local)] = local
+        self.writes.attempt(_final(group.file.filename), self._put, ds, offset, local)
 
     def _write_index(self, complete=False):
-        """Rank 0: NAME.h5 as links to the complete parts, then the XDMF (serial HDF5)."""
-        if not self.comm.root:
-            return
+        """Rank 0: NAME.h5 as links to the complete parts, made in memory (HDF5's core
+        driver) and written as NAME.h5.tmp, then renamed: a failed write (a full disk) is an
+        OSError of Python's and leaves the previous index."""
         from ..version import __version__
-        from .xdmf import write_xdmf
 
         h5py = h5py_module()
         rel = os.path.relpath(self.parts, os.path.dirname(os.path.abspath(self.path)))
         tmp = self.path + ".tmp"
-        with h5py.File(tmp, "w") as f:
+        with h5py.File(self.path, "w", driver="core", backing_store=False) as f:
             f.attrs.update(self.header, version=__version__, complete=complete,
                            parts=json.dumps([s["name"] for s in self.segments]))
             if self.missing:
@@ -386,8 +472,17 @@ class ResultsWriter:
             for k, (_, _, name, local) in enumerate(frames):
                 fr[f"{k:06d}"] = h5py.ExternalLink(os.path.join(rel, name),
                                                    f"/frames/{local:06d}")
+            f.flush()
+            image = f.id.get_file_image()
+        try:
+            faults.point("index", self.step, self.comm.rank)
+            with open(tmp, "wb") as out:
+                out.write(image)
+        except OSError:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
         os.replace(tmp, self.path)
-        write_xdmf(self.path)
 
 
 def contact_polygons(pair, k2, point, normal, force):
@@ -441,6 +536,11 @@ def contact_polygons(pair, k2, point, normal, force):
             "force": total, "normal": n, "normal_force": normal_force,
             "tangential_force": total - normal_force[:, None] * n,
             "points": count.astype(np.int64)}
+
+
+def _final(filename):
+    """The name a part written as NAME.tmp will have."""
+    return filename[:-4] if filename.endswith(".tmp") else filename
 
 
 def _box_half(placed, n):

@@ -118,8 +118,15 @@ def write_xdmf(results_path, xdmf_path=None):
             parts.extend(items)
             parts.append("  </Grid>")
     parts += [" </Domain>", "</Xdmf>", ""]
-    with open(xdmf_path, "w") as out:
-        out.write("\n".join(parts))
+    tmp = xdmf_path + ".tmp"           # a failed write (a full disk) keeps the previous one
+    try:
+        with open(tmp, "w") as out:
+            out.write("\n".join(parts))
+    except OSError:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    os.replace(tmp, xdmf_path)
     return xdmf_path
 
 

@@ -5,18 +5,23 @@ point of the run, chosen by the environment variable PARSOLVE_FAULTS (read once 
     PARSOLVE_FAULTS="signal@step:rank=0:step=12:sig=USR1" send SIGUSR1 to rank 0 at step 12
     PARSOLVE_FAULTS="delay@checkpoint-dataset:seconds=0.3" sleep while writing each dataset
     PARSOLVE_FAULTS="raise@detect:rank=1:step=5"         raise RuntimeError on rank 1
+    PARSOLVE_FAULTS="oserror@segment-write:rank=1:step=40"  a write fails: the disk is full
 Several faults are separated by ';'. A fault without rank= fires on every rank, without step=
 at every step. The points are the names passed to `point()`: "step" (start of a step),
 "detect", "solve", "update", "output" (end of a step, before frames and checkpoints),
-"frame", "checkpoint" (before writing one), "checkpoint-dataset", "segment" (before closing a
-results segment), "close" (end of the run). Adding a point is one call `faults.point(name,
-step, rank)`; without PARSOLVE_FAULTS it does nothing.
+"frame", "checkpoint" (before writing one), "checkpoint-dataset" (after each dataset's write),
+"segment-write" (each write of a results segment: a frame's dataset, the history's rows),
+"segment" (before closing a results segment), "index" (rank 0 writing the results index),
+"close" (end of the run). `oserror` raises OSError(errno) as a failed write would (errno=
+ENOSPC by default; EIO, EDQUOT, ...). Adding a point is one call `faults.point(name, step,
+rank)`; without PARSOLVE_FAULTS it does nothing.
 """
+import errno
 import os
 import signal
 import time
 
-ACTIONS = ("kill", "signal", "delay", "raise")
+ACTIONS = ("kill", "signal", "delay", "raise", "oserror")
 
 
 class FaultSpecError(ValueError):
@@ -65,3 +70,7 @@ def _fire(f, name, step, rank):
         time.sleep(float(f.get("seconds", "1")))
     elif action == "raise":
         raise RuntimeError(f"fault injected at {name} (step {step}, rank {rank})")
+    elif action == "oserror":
+        code = getattr(errno, f.get("errno", "ENOSPC"))
+        raise OSError(code, f"{os.strerror(code)} (fault injected at {name}, step {step}, "
+                            f"rank {rank})")

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from ..errors import InputError, everywhere
+from ..errors import InputError, StorageError, everywhere
 from ..io.checkpoint import CheckpointPolicy
 from ..io.results import ResultsWriter, history_names, parts_dir
 from ..platform import faults
@@ -172,15 +172,20 @@ class Simulation(Stepper):
         resumed = resume(self, self.restart, self._say) if self.restart else None
         if resumed is not None:
             self.restarted_from, inherited = resumed
+            self._restart_step = self.step_count
             self.results = leg_output(self.output, self.step_count) if self.output else None
         nsteps = max(0, int(round(duration / self.h)) - self.step_count)
         writer = None
-        with self.comm.collective():
+        try:
+            # the writer's errors are collective or a rank's own failed write (the other
+            # ranks may be inside HDF5 then): not wrapped in a collective check
             if self.output:
                 writer = ResultsWriter(
                     self.results, self.comm, self.model, self.owned, self.h,
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
                     names=history_names(getattr(self.solver, "event_names", ())))
+        except StorageError as exc:
+            raise self._storage_failed(exc, None) from None
         sensors = self._sensors_ready() if writer is not None else []
         if writer is not None:                   # an element's outputs: one row per step
             for e in self._reporting():
@@ -193,10 +198,39 @@ class Simulation(Stepper):
         try:
             with _signals_caught() as caught:
                 return self._loop(nsteps, writer, caught, sensors)
+        except StorageError as exc:
+            if writer is not None and getattr(exc, "collective", False):
+                writer.abandon()                 # every rank is here: give up the segment
+            raise self._storage_failed(exc, writer) from None
         except BaseException as exc:
             if writer is not None and getattr(exc, "collective", False):
                 writer.close()                   # every rank is here: close collectively
             raise
+
+    def _storage_failed(self, exc, writer):
+        """The StorageError of a failed write, saying what the run kept (the same on every
+        rank): the results up to the last step the index holds, the last checkpoint. Raised
+        on every rank alike, or (a failure inside HDF5's collective calls) on this rank
+        alone, which the command line prints before it ends the job with 2."""
+        kept = []
+        if self.results:
+            if writer is not None and writer.kept is not None:
+                step, segment = writer.kept
+                kept.append(f"{self.results} holds the results up to step {step} (its last "
+                            f"complete segment: {os.path.join(writer.parts, segment)})")
+            else:
+                kept.append(f"no results ({self.results} indexes no step of this run)")
+        last = self.checkpoints.last or (
+            (self.restarted_from, self._restart_step) if self.restarted_from else None)
+        if last is not None:
+            kept.append(f"the last checkpoint is {last[0]} (step {last[1]})")
+        else:
+            kept.append("no checkpoint was written")
+        then = "continue with --restart auto" if last is not None else "run again"
+        error = StorageError(f"{exc} at step {self.step_count}. Kept: {'; '.join(kept)}. Free "
+                             f"some room, then {then}", path=exc.path)
+        # a rank's own failure inside HDF5 stays its own: the command line ends the job
+        return everywhere(error) if getattr(exc, "collective", False) else error
 
     def _loop(self, nsteps, writer, caught, sensors):
         start = time.perf_counter()

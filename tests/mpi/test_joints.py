@@ -11,6 +11,7 @@ from parsolve.parallel import Comm
 from gathering import assert_equals_serial
 from parsolve.stepping.projection import Projection
 from parsolve.run import Simulation
+from parsolve.tables.keys import OBSTACLE_CODES, pair_code
 
 pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
@@ -93,3 +94,35 @@ def test_the_shear_box_equals_the_serial_run_bit_for_bit():
     keys = assert_equals_serial(par, serial)
     assert (keys[:, 1] < 0).sum() == 29 and (keys[:, 1] >= 0).sum() > 100
     assert WORLD.allreduce(int(len(par.contacts) > 0)) >= 2     # the box is cut
+
+
+def test_a_pendulum_on_a_far_fixed_point_equals_the_serial_run_bit_for_bit():
+    """A bob fixed 1 m from its centre (the joint's reach makes a coarse level of cells over
+    a row of grains) swings into the grains: the joint's row lives with its point, the bob
+    with its centre, on other ranks at times; every rank count gives the serial run."""
+    def pendulum(comm):
+        m = ps.Model()
+        m.surface("a", "a", friction=0.3)
+        m.half_space((0, 0, 0), (0, 0, 1), "a")
+        n = 40
+        m.spheres(np.stack([0.05 * np.arange(n), np.zeros(n), np.full(n, 0.05)], 1), 0.025,
+                  "a", density=1000)
+        pivot = np.array([0.6, 0.0, 1.11])
+        bob = pivot + (0.6, 0.0, -0.8)
+        m.sphere(bob, 0.08, "a", density=3000, velocity=(-2.4, 0.0, -1.8), id=1000)
+        m.fix_point(1000, pivot, name="pivot")
+        sim = Simulation(m, step=1e-3, solver=ps.GaussSeidel(tol=1e-10, max_iter=500),
+                         progress=0, quiet=True, comm=comm, verify_every=0)
+        sim.apart = sim.hits = 0
+        for _ in range(150):
+            sim.step()
+            o, c = sim.owned, sim.contacts
+            sim.apart += int((c.k1 == 1000).any() and not (o.gid[:o.n_owned] == 1000).any())
+            bob = (c.k1 == 1000) | (pair_code(c.k2) == 1000 + OBSTACLE_CODES)
+            sim.hits += int((bob & (c.k2 >= 0)).any())
+        return sim
+
+    serial, par = pendulum(Comm(MPI.COMM_SELF)), pendulum(Comm(WORLD))
+    keys = assert_equals_serial(par, serial)
+    assert (keys[:, 1] < 0).sum() == 1 and serial.hits > 3           # the bob hits grains
+    assert WORLD.allreduce(par.apart) > 0           # its row away from its owner
