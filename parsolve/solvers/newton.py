@@ -111,6 +111,17 @@ class _Workspace:
         self.n_global = W.getSize()[0] // 3
         self.x, self.y = W.createVecs()
         self.Jb = np.empty_like(blocks)
+        # rows whose law reads a partner's normal impulse (laws.links: rolling rows, their
+        # contact's): Phi_a's derivative C_a on it enters J's block (a, partner), which W's
+        # pattern holds (the two rows share their bodies)
+        self.linked, partner = laws.links(self.kind, self.param)
+        self.partner = partner
+        self.C = np.zeros((n, 3)) if len(self.linked) else None
+        if len(self.linked):
+            row = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+            key = row * self.n_global + indices
+            self.k_link = np.searchsorted(key, self.linked * self.n_global + first + partner)
+            assert (key[self.k_link] == self.linked * self.n_global + first + partner).all()
         n_global = W.getSize()[0] // 3
         self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
         # not W.duplicate(): its MatMult sums in another order, and on ill-conditioned J
@@ -127,8 +138,11 @@ class _Workspace:
         return self.y.array.reshape(-1, 3).copy()
 
     def assemble_jacobian(self, A, B, alpha):
-        """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced)."""
+        """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced), plus the
+        linked rows' C_a in the column of their partner's normal impulse."""
         kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, alpha, self.Jb)
+        if self.C is not None:
+            self.Jb[self.k_link, :, 0] += self.C[self.linked]
         self.J.setValuesBlockedCSR(*self.csr, self.Jb.reshape(-1))
         self.J.assemble()
 
@@ -385,7 +399,8 @@ class SemismoothNewton:
                 recent = [self._fb_merit(p, R, V) if self.merit == "fb" else start]
                 for inner in range(INNER_MAX):
                     it += 1
-                    kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
+                    kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj,
+                                          p.C)
                     p.assemble_jacobian(A, Bj, alpha)
                     rhs.array[:] = -Phi.reshape(-1)
                     solved, k = linear.solve(rhs, d_vec, eta)
@@ -443,6 +458,10 @@ class SemismoothNewton:
         if self.merit == "fb":
             return self._search_fb(p, R, U, V, d, Wd, Vd, recent)
         kernels.slope_parts(Phi, A, Bj, d, Vd, slopes)
+        if p.C is not None:                       # the linked rows' C_a d_partner,N too
+            a = p.linked
+            s = slopes[a, 0] - slopes[a, 1] + np.sum(Phi[a] * p.C[a], axis=1) * d[p.partner, 0]
+            slopes[a, 0], slopes[a, 1] = np.maximum(s, 0.0), np.maximum(-s, 0.0)
         found = self._search(p, R, U, V, d, Wd, Vd, max(recent), slopes)
         return found and found + (found[4],)
 
