@@ -161,6 +161,8 @@ cdef inline void bond_phi(const double* p, const double* r, const double* u, dou
             P[5] = k * mu * mu * h1 * h2 - f * h1 * h2
             P[7] = P[5]
             P[8] = k * mu * mu * h2 * h2 + f * (1.0 - h2 * h2)
+        elif mu == 0.0:                                   # the axis of a cylinder of radius 0
+            P[0] = 1.0
     elif nt <= c - mu * t:                                # on the cut-off's face
         P[4] = 1.0; P[8] = 1.0
     elif nt > 0.0:                                        # on the circle

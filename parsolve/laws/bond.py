@@ -203,6 +203,8 @@ def _jacobian(p, z, q):
             P[1, 1] = k * mu * mu * h1 * h1 + f * (1.0 - h1 * h1)
             P[1, 2] = P[2, 1] = k * mu * mu * h1 * h2 - f * h1 * h2
             P[2, 2] = k * mu * mu * h2 * h2 + f * (1.0 - h2 * h2)
+        elif mu == 0.0:
+            P[0, 0] = 1.0
         return P
     if nt <= c - mu * t:
         P[1, 1] = P[2, 2] = 1.0
