@@ -102,8 +102,9 @@ class Element:
         """(n, 3): each row's moving side's velocity at t in the row's frame, or None."""
         return None
 
-    def update(self, rows, U0, U1, h):
-        """After the step: its rows' state from their rates U0 (start) and U1 (end)."""
+    def update(self, rows, U0, U1, h, converged=True):
+        """After the step: its rows' state from their rates U0 (start) and U1 (end);
+        converged: whether the step's solve reached its tolerance (on every rank alike)."""
 
     def work(self, owned, x0, w0, t_mid, h):
         """Per owned body, the work of its loads over the step, or None."""

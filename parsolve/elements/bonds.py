@@ -9,7 +9,10 @@ T the tensile strength and C the cohesion [N] of the bond point, mu its friction
 hold (its reaction at the strength, and the reaction it would have needed farther from S than
 OVERLOAD times the reaction: the joint opened or slipped), it breaks, once, in tension (at
 the cut-off, or at the apex -C/mu of the Mohr-Coulomb cone, which caps the tension at C/mu when
-that is below T) or in shear, and carries nothing from then on. A hyperstatic
+that is below T) or in shear, and carries nothing from then on. Only a converged solve decides
+(an unconverged one leaves motions that say nothing of what a joint needs): bonded walls are
+rigid, hyperstatic sets on which Gauss-Seidel converges slowly; the Hybrid or Newton reach the
+tolerance there. A hyperstatic
 set of bonds (four corners of a block's face) may share a load unevenly without breaking: only
 a joint that must move breaks, so a block hanging by n bonds of strength T falls exactly when
 its weight exceeds n T.
@@ -152,7 +155,9 @@ class Bonds(Element):
 
     def touched(self, contacts):
         """A bond at each contact point touching at the start, per bonds() command in turn
-        (a point already bonded keeps its first bond)."""
+        (a point already bonded keeps its first bond); the reach grows to hold them (a
+        corner of a block lies at its bounding radius: the run makes its cells again when
+        they are too small for that, once)."""
         done = set()
         for s in self.specs:
             if s["type"] != "touching":
@@ -174,6 +179,10 @@ class Bonds(Element):
                              contacts["x_a"][k], contacts["q_a"][k],
                              contacts["x_b"][k] if b >= 0 else None, contacts["q_b"][k],
                              s["tension"], s["cohesion"], mu))
+                far = np.linalg.norm(contacts["point"][k] - contacts["x_a"][k])
+                if b >= 0:
+                    far = max(far, np.linalg.norm(contacts["point"][k] - contacts["x_b"][k]))
+                self.reach = max(self.reach, REACH_SLACK * float(far))
             self._add(rows)
 
     def _add(self, rows):
@@ -285,13 +294,14 @@ class Bonds(Element):
             K = inverse_mass_HT(local, H, 1.0 / held.mass[used], Jinv)
             self._check = (sel, diagonal_blocks(con, H, K, len(sel)))
 
-    def update(self, rows, U0, U1, h):
+    def update(self, rows, U0, U1, h, converged=True):
         """The intact bonds that could not hold this step break: their reaction R on the
         boundary of S, and the reaction they needed, R - W_aa^-1 U (U the joint's motion with
         its drift correction), farther from S than OVERLOAD |R|. In tension at the cut-off or
-        the cone's apex, in shear elsewhere."""
+        the cone's apex, in shear elsewhere. Only after a converged solve: an unconverged
+        one leaves motions that say nothing of what a joint needs."""
         self._new = np.zeros((0, len(self.EVENTS)))
-        if self._check is None:
+        if self._check is None or not converged:
             return
         sel, W = self._check
         p, R = rows.param[sel], rows.R[sel]

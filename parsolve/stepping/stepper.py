@@ -120,16 +120,31 @@ class Stepper:
                                  for f in fields))
         for e in self.elements:
             e.set_up(found)
-        self.cell = max([2.0 * rmax] + [2.0 * e.reach for e in self.elements]) + self.margin
         # periodic axes: centres wrapped into the period, cells stretched to divide it
         self.period = period = Period(self.model.periods)
-        top = self.cell
         if period:
-            top = period.fit(self.cell)
             if self.projection is not None:
                 raise InputError("projection on constraints does not take periodic "
                                  "boundaries yet: leave one of them out")
             local.x[:] += period.wrap(local.x)
+        self.owned = self._domain(local, rmax, balance_tolerance, balance)
+        wanted = [e.touching() for e in self.elements]
+        if any(t is not None for t in wanted):     # the contacts touching at the start
+            table = self._touching(max(t for t in wanted if t is not None))
+            for e, t in zip(self.elements, wanted):
+                if t is not None:
+                    e.touched(table)
+            if max(2.0 * e.reach for e in self.elements) + self.margin > self.cell:
+                self.domain.free()                 # rows that reach farther: larger cells
+                self.owned = self._domain(self.owned, rmax, balance_tolerance, balance)
+
+    def _domain(self, local, rmax, balance_tolerance, balance):
+        """The cells (at least a body's diameter and twice the elements' reach), the
+        colouring's levels and the domain that owns the bodies `local` (any split): the
+        owned bodies."""
+        period, rmin = self.period, self.rmin
+        self.cell = max([2.0 * rmax] + [2.0 * e.reach for e in self.elements]) + self.margin
+        top = period.fit(self.cell) if period else self.cell
         # the colouring's cells, from the largest (top) down to the smallest bodies'
         self.levels = Levels(top, rmin + 0.5 * self.margin, period.origin(),
                              period.cells(top))
@@ -146,13 +161,7 @@ class Stepper:
                              (1 << (self.levels.nlevels - 2)) + 1, origin=period.origin(),
                              periodic=period.cells(self.levels.finest),
                              images=period.images if period else None)
-        self.owned = self.domain.setup(local)
-        wanted = [e.touching() for e in self.elements]
-        if any(t is not None for t in wanted):     # the contacts touching at the start
-            table = self._touching(max(t for t in wanted if t is not None))
-            for e, t in zip(self.elements, wanted):
-                if t is not None:
-                    e.touched(table)
+        return self.domain.setup(local)
 
     def _touching(self, tolerance):
         """The contacts whose gap is at most `tolerance` (or the contact margin, the larger) at
@@ -256,7 +265,7 @@ class Stepper:
         U_after = ld.velocity_after(b)
         contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
         for e in self.elements:                       # their rows' state after the step
-            e.update(contacts, ld.U_before, U_after, h)
+            e.update(contacts, ld.U_before, U_after, h, report.converged)
         happened = {e.NAME: self._occurred(e, e.events()) for e in self._eventful()}
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
