@@ -4,8 +4,8 @@
 # (Mohr-Coulomb with a tension cut-off; t = T h and c = C h the impulses of the tensile strength
 # and the cohesion over the step), by the associated law R = P_S(R - U): -U in the normal cone
 # of S at R (the joint moves only where its reaction is at its strength, and then away from
-# S). Inert (broken, or a contact that a bond replaces): R = 0. p = (t, c, mu, mode), mode 0
-# intact, 1 or more inert. Python twin: parsolve/laws/bond.py, same names.
+# S). Inert (broken): R = 0. p = (t, c, mu, mode), mode 0 intact, 1 inert. Python twin:
+# parsolve/laws/bond.py, same names.
 from libc.math cimport sqrt, fabs, hypot
 from codes cimport LOCAL_BOND, LOCAL_FAILED
 from linalg cimport disc_min, solve3

@@ -30,8 +30,8 @@ of material labels `materials` or of every pair; its normal the contact's. frict
 pair's surface friction. Units: T and C in N per bond point.
 
 Contacts. While every bond of a pair of bodies holds, the contacts detection finds between them
-do not act (`prepare` gives them the bond law's inert mode: the bonds replace them); once one
-has broken they act as usual beside the others.
+are dropped (`keep`: the bonds replace them, and no sweep relaxes them); once one has broken
+they act as usual beside the others.
 
 State. Which bonds broke is replicated on every rank (a byte per bond; the bond list itself,
 a few numbers per bond, is too: O(bonds) per rank, as the joints are): the run gathers each
@@ -273,16 +273,19 @@ class Bonds(Element):
         worst = int(np.argmax(far))
         return rows, (float(far[worst]), f"bond {int(use[worst])}")
 
-    def prepare(self, rows, held, t, h):
-        """The contacts (and their rolling rows) between bodies whose bonds all hold get the
-        bond law's inert mode; the intact bonds' diagonal blocks W_aa, for the break test."""
+    def keep(self, rows, held):
+        """Not the contacts (nor their rolling rows) between bodies whose bonds all hold."""
         contact = np.flatnonzero((rows.origin == CONTACT) | (rows.origin == ROLLING))
-        if len(contact) and len(self._pairs[0]):
-            k2 = np.where(rows.origin[contact] == ROLLING, contact_of(rows.k2[contact]),
-                          rows.k2[contact])
-            hit = contact[_member(rows.k1[contact], pair_code(k2), *self._pairs)]
-            law = bond.rows(np.zeros(len(hit)), 0.0, 0.0, bond.REPLACED)
-            rows.kind[hit], rows.param[hit] = law["kind"], law["param"]
+        if not len(contact) or not len(self._pairs[0]):
+            return None
+        k2 = np.where(rows.origin[contact] == ROLLING, contact_of(rows.k2[contact]),
+                      rows.k2[contact])
+        keep = np.ones(len(rows), bool)
+        keep[contact[_member(rows.k1[contact], pair_code(k2), *self._pairs)]] = False
+        return keep
+
+    def prepare(self, rows, held, t, h):
+        """The intact bonds' diagonal blocks W_aa, for the break test."""
         sel = np.flatnonzero((rows.origin == BOND) & (rows.param[:, 3] == bond.INTACT))
         self._check = None
         if len(sel):

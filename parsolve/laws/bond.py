@@ -14,11 +14,11 @@ S: the unconstrained point if it lies in S, else a convex one-dimensional search
 the tangential part a disc's trust-region solve). The joint moves only where its reaction is at
 the strength, and then opens or slips: the bond's element (parsolve/elements/bonds.py) breaks
 it after such a step, once and for good, and from then on the row is inert (R = 0) and the
-contacts detection finds between the two bodies act. Inert is also the mode the element gives
-those contacts while their bodies' bonds all hold (a bond replaces them).
+contacts detection finds between the two bodies act (while their bonds all hold, the element
+drops them: the bonds replace them).
 
-Parameters: param = (t = T h, c = C h, mu, mode), mode 0 intact, 1 broken, 2 a contact a bond
-replaces (both inert). The free term carries the drift of the two points, (p_A - p_B) / h in
+Parameters: param = (t = T h, c = C h, mu, mode), mode 0 intact, 1 broken (inert). The free
+term carries the drift of the two points, (p_A - p_B) / h in
 the row's frame, as a fixed point's does (the row's offset is p_B - p_A).
 """
 import math
@@ -31,14 +31,14 @@ from .linalg import disc_min, solve3
 KIND = KINDS.index("bond")
 PARAM_NAMES = ("t", "c", "mu", "mode")
 SOLVE_PARAMS = 4
-INTACT, BROKEN, REPLACED = 0.0, 1.0, 2.0          # modes
+INTACT, BROKEN = 0.0, 1.0                         # modes
 BOND, FAILED = OUTCOMES.index("bond"), OUTCOMES.index("failed")
-OPEN, BONDED, BROKEN_STATUS = (STATUS.index(s) for s in ("open", "bonded", "broken"))
+BONDED, BROKEN_STATUS = (STATUS.index(s) for s in ("bonded", "broken"))
 
 
 def rows(t, c, mu, mode):
     """The kind and param columns of bond rows: strengths as impulses over the step t = T h,
-    c = C h [N s], friction mu, mode (INTACT, BROKEN, REPLACED)."""
+    c = C h [N s], friction mu, mode (INTACT or BROKEN)."""
     from ..tables.interactions import PARAMS
 
     t = np.asarray(t, float)
@@ -179,9 +179,8 @@ def project_admissible(R, p):
 
 
 def status(R, p):
-    """bonded (intact), broken, or open (a contact a bond replaces) (codes.STATUS)."""
-    mode = p[:, 3]
-    return np.where(mode == INTACT, BONDED, np.where(mode == BROKEN, BROKEN_STATUS, OPEN))
+    """bonded (intact) or broken (codes.STATUS)."""
+    return np.where(p[:, 3] == INTACT, BONDED, BROKEN_STATUS)
 
 
 def _jacobian(p, z, q):
