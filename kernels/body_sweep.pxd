@@ -7,14 +7,15 @@ from typedefs cimport index_t, kind_t
 
 cdef inline void relax(kind_t kind, const double* p, const double* W, const double* b,
                        double* Ra, double omega, int method, index_t* counts, double* d,
-                       double* dmax, double* rmax) noexcept nogil:
+                       double* dmax, double* rmax, const double* R) noexcept nogil:
     """One relaxation of row a: its law's reaction r for u = W r + b (warm from Ra), counted by
-    outcome, then Ra <- (1 - omega) Ra + omega r, with d the change; track max |d|, max |r|."""
+    outcome, then Ra <- (1 - omega) Ra + omega r, with d the change; track max |d|, max |r|.
+    R: every row's reaction (a linked law reads its partner's)."""
     cdef int c
     cdef double x
     cdef double r[3]
     r[0] = Ra[0]; r[1] = Ra[1]; r[2] = Ra[2]
-    counts[law_solve(kind, p, W, b, r, method)] += 1
+    counts[law_solve(kind, p, W, b, r, method, R)] += 1
     for c in range(3):
         if omega != 1.0:
             r[c] = (1.0 - omega) * Ra[c] + omega * r[c]
@@ -71,7 +72,7 @@ cdef inline void body_sweep_rows(const index_t* ip, const index_t* ib, const dou
             b[c] = Bp[3 * a + c] - (W[3 * c] * Ra[0] + W[3 * c + 1] * Ra[1]
                                     + W[3 * c + 2] * Ra[2])
         add_coupled(a, ip, ib, Hp, dup, b)
-        relax(kp[a], pp + width * a, W, b, Ra, omega, method, cp, d, dmax, rmax)
+        relax(kp[a], pp + width * a, W, b, Ra, omega, method, cp, d, dmax, rmax, Rp)
         if d[0] != 0.0 or d[1] != 0.0 or d[2] != 0.0:
             for e in range(ip[a], ip[a + 1]):
                 dj = dup + 6 * ib[e]

@@ -1,7 +1,9 @@
 # The one dispatch point of the laws (Solfec's DIAGONAL_BLOCK_Solver, Siconos' GMP_ProblemOps):
 # the sweeps, the residuals and Newton's per-row parts call these four functions and never
 # name a law. A row's law is its kind; p points at its parameters (parsolve.laws: the law's
-# SOLVE_PARAMS first columns of its param row). Adding a law: one header and one case in each.
+# SOLVE_PARAMS first columns of its param row); R at all the rows' reactions (n x 3, row
+# major), which a linked law reads its partner's normal impulse from (rolling resistance, its
+# contact's). Adding a law: one header and one case in each.
 from codes cimport *
 from typedefs cimport kind_t
 from coulomb cimport local_solve, ac_phi
@@ -9,10 +11,12 @@ from coulomb_cone cimport project_cone, natural_map_sq
 from bilateral cimport bilateral_solve, bilateral_residual_sq, bilateral_phi, bilateral_project
 from spring cimport spring_solve, spring_residual_sq, spring_phi, spring_project
 from connector cimport connector_solve, connector_residual_sq, connector_phi, connector_project
+from rolling cimport rolling_solve, rolling_residual_sq, rolling_phi, rolling_project
+from bond cimport bond_solve, bond_residual_sq, bond_phi, bond_project
 
 
 cdef inline int law_solve(kind_t kind, const double* p, const double* W, const double* b,
-                          double* r, int method) noexcept nogil:
+                          double* r, int method, const double* R) noexcept nogil:
     """The row's reaction r (warm on entry) for its local problem u = W r + b; an outcome
     code (LOCAL_*). method: the Coulomb local solver (METHOD_*)."""
     if kind == KIND_COULOMB:
@@ -21,11 +25,15 @@ cdef inline int law_solve(kind_t kind, const double* p, const double* W, const d
         return bilateral_solve(W, b, p, r)
     if kind == KIND_SPRING:
         return spring_solve(W, b, p, r)
+    if kind == KIND_ROLLING:
+        return rolling_solve(W, b, p, R, r)
+    if kind == KIND_BOND:
+        return bond_solve(W, b, p, r)
     return connector_solve(W, b, p, r)
 
 
 cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r,
-                                   const double* u) noexcept nogil:
+                                   const double* u, const double* R) noexcept nogil:
     """|e|^2, e the row's natural-map residual: zero iff (u, r) satisfy the law."""
     if kind == KIND_COULOMB:
         return natural_map_sq(r, u, p[0])
@@ -33,26 +41,37 @@ cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r
         return bilateral_residual_sq(p, r, u)
     if kind == KIND_SPRING:
         return spring_residual_sq(p, r, u)
+    if kind == KIND_ROLLING:
+        return rolling_residual_sq(p, r, u, R)
+    if kind == KIND_BOND:
+        return bond_residual_sq(p, r, u)
     return connector_residual_sq(p, r, u)
 
 
 cdef inline void law_phi(kind_t kind, const double* p, const double* r, const double* u,
                          double rho_n, double rho_t, double* phi, double* A,
-                         double* B) noexcept nogil:
+                         double* B, const double* R, double* C) noexcept nogil:
     """The row's semismooth function Phi(r, u) = 0 of the global Newton, and when A is not
-    NULL its blocks A = dPhi/dr, B = dPhi/du."""
+    NULL its blocks A = dPhi/dr, B = dPhi/du; when C is not NULL, dPhi/dr_N (3) of a linked
+    row's partner (zero for the others)."""
+    if C != NULL and kind != KIND_ROLLING:
+        C[0] = 0.0; C[1] = 0.0; C[2] = 0.0
     if kind == KIND_COULOMB:
         ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B, False)
     elif kind == KIND_BILATERAL:
         bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
     elif kind == KIND_SPRING:
         spring_phi(p, r, u, phi, A, B)
+    elif kind == KIND_ROLLING:
+        rolling_phi(p, r, u, rho_n, rho_t, R, phi, A, B, C)
+    elif kind == KIND_BOND:
+        bond_phi(p, r, u, rho_n, rho_t, phi, A, B)
     else:
         connector_phi(p, r, u, rho_n, phi, A, B)
 
 
-cdef inline void law_project(kind_t kind, const double* p, const double* z,
-                             double* r) noexcept nogil:
+cdef inline void law_project(kind_t kind, const double* p, const double* z, double* r,
+                             const double* R) noexcept nogil:
     """r = the admissible reaction nearest to z (Newton's start)."""
     if kind == KIND_COULOMB:
         project_cone(z, p[0], r)
@@ -60,5 +79,9 @@ cdef inline void law_project(kind_t kind, const double* p, const double* z,
         bilateral_project(p, z, r)
     elif kind == KIND_SPRING:
         spring_project(z, r)
+    elif kind == KIND_ROLLING:
+        rolling_project(p, z, R, r)
+    elif kind == KIND_BOND:
+        bond_project(p, z, r)
     else:
         connector_project(z, r)

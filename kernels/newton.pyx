@@ -13,34 +13,41 @@ from typedefs cimport index_t, kind_t
 def alart_curnier(const kind_t[::1] kind, const double[:, ::1] param,
                   const double[:, ::1] R, const double[:, ::1] U,
                   const double[::1] rho_n, const double[::1] rho_t, double[:, ::1] Phi,
-                  double[:, :, ::1] A=None, double[:, :, ::1] B=None):
+                  double[:, :, ::1] A=None, double[:, :, ::1] B=None, double[:, ::1] C=None):
     """Phi (n, 3) in place and, when A and B (n, 3, 3) are given, the Jacobian blocks
-    A = dPhi/dR and B = dPhi/dU in them."""
+    A = dPhi/dR and B = dPhi/dU in them; with C (n, 3), each row's dPhi/dr_N of its linked
+    partner (zero for rows without one: laws.links)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef bint jacobian = A is not None
+    cdef bint coupling = C is not None
+    cdef const double* Rp = &R[0, 0] if n else NULL
     assert U.shape[0] == Phi.shape[0] == kind.shape[0] == param.shape[0] == n
     assert rho_n.shape[0] == rho_t.shape[0] == n
     assert R.shape[1] == U.shape[1] == Phi.shape[1] == 3
     assert (B is not None) == jacobian, "A and B go together"
+    assert not coupling or (jacobian and C.shape[0] == n and C.shape[1] == 3)
     if jacobian:
         assert A.shape[0] == B.shape[0] == n and A.shape[1] == A.shape[2] == 3
         assert B.shape[1] == B.shape[2] == 3
     with nogil:
         for a in range(n):
             law_phi(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], rho_n[a], rho_t[a], &Phi[a, 0],
-                    &A[a, 0, 0] if jacobian else NULL, &B[a, 0, 0] if jacobian else NULL)
+                    &A[a, 0, 0] if jacobian else NULL, &B[a, 0, 0] if jacobian else NULL, Rp,
+                    &C[a, 0] if coupling else NULL)
 
 
 def project_admissible(const kind_t[::1] kind, const double[:, ::1] param, double[:, ::1] R):
     """R_a <- the admissible reaction nearest to R_a for every row a, in place (Newton's
-    start: inside the cones for contacts)."""
+    start: inside the cones for contacts), in row order (a linked row reads its partner's
+    projected reaction when the partner comes first, as a contact before its rolling row)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef double z[3]
     assert kind.shape[0] == param.shape[0] == n and R.shape[1] == 3
+    cdef double* Rp = &R[0, 0] if n else NULL
     with nogil:
         for a in range(n):
             z[0] = R[a, 0]; z[1] = R[a, 1]; z[2] = R[a, 2]
-            law_project(kind[a], &param[a, 0], z, &R[a, 0])
+            law_project(kind[a], &param[a, 0], z, &R[a, 0], Rp)
 
 
 def newton_parts(const kind_t[::1] kind, const double[:, ::1] param,
@@ -54,21 +61,22 @@ def newton_parts(const kind_t[::1] kind, const double[:, ::1] param,
     (parsolve.parallel.reduce.exact_sums)."""
     cdef Py_ssize_t n = R.shape[0], a
     cdef double phi[3]
+    cdef const double* Rp = &R[0, 0] if n else NULL
     assert U.shape[0] == V.shape[0] == q.shape[0] == parts.shape[0] == n
     assert parts.shape[1] == 6 and kind.shape[0] == param.shape[0] == n
     assert rho_n.shape[0] == rho_t.shape[0] == n
     assert R.shape[1] == U.shape[1] == V.shape[1] == q.shape[1] == 3
     with nogil:
         for a in range(n):
-            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
+            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], Rp)
             parts[a, 1] = q[a, 0] * q[a, 0] + q[a, 1] * q[a, 1] + q[a, 2] * q[a, 2]
             parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
             parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]
             law_phi(kind[a], &param[a, 0], &R[a, 0], &V[a, 0], rho_n[a], rho_t[a], phi,
-                    NULL, NULL)
+                    NULL, NULL, Rp, NULL)
             parts[a, 4] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
             law_phi(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], rho_n[a], rho_t[a], phi,
-                    NULL, NULL)
+                    NULL, NULL, Rp, NULL)
             parts[a, 5] = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
 
 

@@ -36,13 +36,17 @@ def local_solve(const double[:, ::1] W, const double[::1] b, double mu, r0=None,
 
 
 def row_solve(int kind, const double[:, ::1] W, const double[::1] b, const double[::1] param,
-              r0=None, int method=0):
-    """One row of any law: its reaction (warm from r0) and outcome code, through law.pxd."""
+              r0=None, int method=0, R=None):
+    """One row of any law: its reaction (warm from r0) and outcome code, through law.pxd; R
+    (n, 3): the rows' reactions, which a linked law reads its partner's from."""
     if not 0 <= method < METHOD_COUNT:
         raise ValueError(f"local solver {method} out of range")
     out = np.zeros(3) if r0 is None else np.array(r0, dtype=float)
     cdef double[::1] o = out
-    cdef int code = law_solve(<kind_t>kind, &param[0], &W[0, 0], &b[0], &o[0], method)
+    cdef const double[:, ::1] Rv = np.ascontiguousarray(R, dtype=float).reshape(-1, 3) \
+        if R is not None and len(R) else np.zeros((1, 3))
+    cdef int code = law_solve(<kind_t>kind, &param[0], &W[0, 0], &b[0], &o[0], method,
+                              &Rv[0, 0])
     return out, code
 
 

@@ -38,6 +38,7 @@ cdef double rows_sweep(const index_t[::1] indptr, const index_t[::1] indices,
     cdef double d[3]
     cdef double dmax = 0.0, rmax = 0.0
     cdef const double* Wb
+    cdef double* Rp = &R[0, 0] if R.shape[0] else NULL
     for i in range(n):
         a = order[i]
         b[0] = B[a, 0]; b[1] = B[a, 1]; b[2] = B[a, 2]
@@ -50,7 +51,7 @@ cdef double rows_sweep(const index_t[::1] indptr, const index_t[::1] indices,
             b[1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
             b[2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
         relax(kind[a], &param[a, 0], &blocks[diag[a], 0, 0], b, &R[a, 0], omega, method,
-              &counts[0], d, &dmax, &rmax)
+              &counts[0], d, &dmax, &rmax, Rp)
     return dmax / rmax if rmax > 0.0 else 0.0
 
 
@@ -63,6 +64,7 @@ cdef double rows_residual(const index_t[::1] indptr, const index_t[::1] indices,
     cdef Py_ssize_t n = B.shape[0], a, k, c
     cdef double s = 0.0, nb = 0.0, nr = 0.0, nu = 0.0, den
     cdef const double* Wb
+    cdef const double* Rp = &R[0, 0] if R.shape[0] else NULL
     for a in range(n):
         U[a, 0] = B[a, 0]; U[a, 1] = B[a, 1]; U[a, 2] = B[a, 2]
         for k in range(indptr[a], indptr[a + 1]):
@@ -71,7 +73,7 @@ cdef double rows_residual(const index_t[::1] indptr, const index_t[::1] indices,
             U[a, 0] += Wb[0] * R[c, 0] + Wb[1] * R[c, 1] + Wb[2] * R[c, 2]
             U[a, 1] += Wb[3] * R[c, 0] + Wb[4] * R[c, 1] + Wb[5] * R[c, 2]
             U[a, 2] += Wb[6] * R[c, 0] + Wb[7] * R[c, 1] + Wb[8] * R[c, 2]
-        s += law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
+        s += law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], Rp)
         for k in range(3):
             nb += B[a, k] * B[a, k]
             nr += R[a, k] * R[a, k]
@@ -270,6 +272,7 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
     ranks."""
     cdef Py_ssize_t n = B.shape[0], a, c
     assert kind.shape[0] == param.shape[0] == n
+    cdef const double* Rp = &R[0, 0] if R.shape[0] else NULL
     with nogil:
         for a in range(n):
             for c in range(3):
@@ -277,7 +280,7 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
             add_coupled(a, &inc_ptr[0], &inc_body[0] if inc_body.shape[0] else NULL,
                         &H[0, 0, 0] if H.shape[0] else NULL,
                         &du[0, 0] if du.shape[0] else NULL, &U[a, 0])
-            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0])
+            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], Rp)
             parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
             parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
             parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]

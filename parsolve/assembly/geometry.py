@@ -10,13 +10,16 @@ coordinate   U_N = f1 u_m1 - f0 u_m0, a combination of body coordinates: a body'
              signed gear factor), frame[1] body B's (its incidence takes minus it), frame[2] =
              (A rotational, B rotational, 0). The tangent rows of H complete each axis to an
              orthonormal frame (scaled alike), so that W_TT > 0 although such a law has R_T = 0.
+rotation     U = E (w_A - w_B): A's angular velocity relative to B's in the row's frame, spin
+             about the normal first, then the two rolling components (a contact's rolling row);
+             H = [0, E] for A and [0, -E] for B, R an angular impulse [N m s].
 
 A new geometry is one maker here, registered in JACOBIANS.
 """
 import numpy as np
 
 from ..contact.frames import frames_from_normals
-from ..tables.keys import COORDINATE, POINT
+from ..tables.keys import COORDINATE, POINT, ROTATION
 
 
 def point_jacobians(E, r):
@@ -60,7 +63,14 @@ def coordinate_rate(frame, v_a, w_a, v_b, w_b):
     return np.einsum("ni,ni->n", frame[:, 0], ua) - np.einsum("ni,ni->n", frame[:, 1], ub)
 
 
+def rotation_jacobians(frame, side_b):
+    """H (m, 3, 6) of rotation incidences: [0, E] on side A, [0, -E] on side B."""
+    H = np.zeros((len(frame), 3, 6))
+    H[:, :, 3:] = np.where(side_b[:, None, None], -frame, frame)
+    return H
+
+
 # geometry code -> H (m, 3, 6) of its incidences from (frame (m, 3, 3), side_b (m,)); the
 # point geometry's H is the default every incidence starts from (it needs the levers too)
-JACOBIANS = {COORDINATE: coordinate_jacobians}
+JACOBIANS = {COORDINATE: coordinate_jacobians, ROTATION: rotation_jacobians}
 assert POINT not in JACOBIANS

@@ -1,22 +1,25 @@
 """Detection: the broad phase's candidate pairs of bodies, and the bodies near each obstacle,
 through the narrow phase's pair functions (narrow.py: sphere-sphere, sphere-box, box-box in
 boxbox.py, sphere-plane, box-plane; a fixed box meets bodies through the box functions). A
-contact is active when its gap <= margin."""
+contact is active when its gap <= margin. A contact whose pair of materials resists rolling or
+spinning gets its companion row next to it (laws/rolling.py)."""
 import numpy as np
 
 from .. import shapes
 from ..dynamics.rotation import quat_to_matrix
-from ..laws import coulomb
+from ..laws import coulomb, rolling
 from ..shapes import box
 from ..tables.interactions import Interactions
-from ..tables.keys import contact_key
+from ..tables.keys import ROLLING, ROTATION, contact_key, rolling_key
 from .broadphase import candidate_pairs
 from .frames import frames_from_normals
 from .narrow import body_pairs, obstacle_pairs
 
 
-def detect(bodies, obstacles, mu_table, e_table, margin):
-    """All active contacts among the bodies held and against the obstacles, canonical order."""
+def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None):
+    """All active contacts among the bodies held and against the obstacles, canonical order;
+    rolling_tables: (mu_r, mu_s) per pair of materials (SurfaceMaterials.rolling_tables), or
+    None: the rolling rows of the contacts whose pair has either."""
     parts = []
     pairs = candidate_pairs(bodies.x, bodies.radius, margin,
                             lambda rows: shapes.extents(bodies, rows))
@@ -51,6 +54,17 @@ def detect(bodies, obstacles, mu_table, e_table, margin):
                       k2=contact_key(b_gid, obst, c["feature"]), point=c["point"],
                       frame=frames_from_normals(c["normal"]), gap=c["gap"],
                       **coulomb.rows(mu_table[mat_a, mat_b], e_table[mat_a, mat_b]))
+    if rolling_tables is not None:
+        mu_r, mu_s = (table[mat_a, mat_b] for table in rolling_tables)
+        resist = np.flatnonzero((mu_r > 0) | (mu_s > 0))
+        if len(resist):
+            companions = cs.take(resist)
+            law = rolling.rows(mu_s[resist], mu_r[resist])
+            companions.kind, companions.param = law["kind"], law["param"]
+            companions.k2 = rolling_key(companions.k2)
+            companions.origin[:] = ROLLING
+            companions.geometry[:] = ROTATION
+            cs = Interactions.concat([cs, companions])
     return cs.canonical()
 
 

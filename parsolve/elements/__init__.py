@@ -6,18 +6,19 @@ Adding an element: its module here (an Element subclass and a Commands mixin), o
 KINDS, COMMANDS and FINGERPRINT below, and, if its rows need keys of their own, a namespace in
 tables/keys.py.
 """
-from . import connectors, drivers, joints, kinematic
+from . import bonds, connectors, drivers, joints, kinematic
 from .base import Element, Found
 
 # the run-time kinds, in the order the stepper calls their hooks within a stage (time loads
 # before kinematic bodies: a driven body's free velocity replaces what loads gave it)
 KINDS = (joints.Joints, connectors.Connectors, drivers.MovingObstacles, drivers.TimeLoads,
-         kinematic.Kinematics)
+         kinematic.Kinematics, bonds.Bonds)
 # the Model's commands (mixins of parsolve.Model)
 COMMANDS = (joints.JointCommands, kinematic.KinematicCommands, connectors.ConnectorCommands,
-            drivers.DriverCommands)
+            drivers.DriverCommands, bonds.BondCommands)
 # what the model's fingerprint hashes of the elements: each group's specs, one JSON document
-FINGERPRINT = ((kinematic.state, joints.state), (connectors.state,), (drivers.state,))
+FINGERPRINT = ((kinematic.state, joints.state), (connectors.state,), (drivers.state,),
+               (bonds.state,))
 
 
 def make(model):

@@ -6,10 +6,12 @@ element writes only the stages it takes part in.
 
 An element is replicated on every rank (a few numbers per joint, connector or signal) and acts
 on whatever bodies and rows a rank holds. It calls no collective: the run gathers the bodies'
-initial state for all elements at once (`bodies` -> `set_up`), checks every element's rows
-against the cells in one reduction a step (`rows`' stretch), gathers `outputs` for the
-results file, and makes an error raised in `prepare` collective where `calls_user` says that
-user code runs there.
+initial state for all elements at once (`bodies` -> `set_up`), the contacts touching at the
+start for those that ask (`touching` -> `touched`), checks every element's rows against the
+cells in one reduction a step (`rows`' stretch), gathers `outputs` for the results file and
+`events` for every rank (`occurred`: a replicated state follows them; `resumed` after a
+restart), and makes an error raised in `prepare` collective where `calls_user` says that user
+code runs there.
 """
 import numpy as np
 
@@ -20,10 +22,13 @@ class Element:
     """One kind of element at run time, made from the model's list of its specs.
 
     NAME: the kind's name (the results' series of its outputs; the model's specs list);
-    RHEONOMIC: its rows may have a moving side (the energy balance counts the driver's work)."""
+    RHEONOMIC: its rows may have a moving side (the energy balance counts the driver's work);
+    OUTPUTS: its per-step outputs' names; EVENTS: the columns of its events (numbers), the
+    first an index that orders them."""
     NAME = "element"
     RHEONOMIC = False
     OUTPUTS = ()
+    EVENTS = ()
 
     def __init__(self, specs):
         self.specs = list(specs)
@@ -49,6 +54,18 @@ class Element:
     def linked(self):
         """The gids of the bodies its rows couple (the ghost layer reaches them)."""
         return np.zeros(0, np.int64)
+
+    def touching(self):
+        """The gap [m] within which it wants the contacts that touch at the start (`touched`),
+        or None (it wants none)."""
+        return None
+
+    def touched(self, contacts):
+        """The contacts touching at the start, the same on every rank (the run detects them
+        once the domain exists, each on its owner, and gathers them in key order): a dict of
+        arrays k1, k2, b (B's gid, -1 for an obstacle), obstacle, point, normal, gap, mu,
+        material_a, material_b, x_a, q_a, x_b, q_b (B's zero for an obstacle), and "margin"
+        (the contact margin)."""
 
     @property
     def calls_user(self):
@@ -85,8 +102,9 @@ class Element:
         """(n, 3): each row's moving side's velocity at t in the row's frame, or None."""
         return None
 
-    def update(self, rows, U0, U1, h):
-        """After the step: its rows' state from their rates U0 (start) and U1 (end)."""
+    def update(self, rows, U0, U1, h, converged=True):
+        """After the step: its rows' state from their rates U0 (start) and U1 (end);
+        converged: whether the step's solve reached its tolerance (on every rank alike)."""
 
     def work(self, owned, x0, w0, t_mid, h):
         """Per owned body, the work of its loads over the step, or None."""
@@ -96,6 +114,24 @@ class Element:
         """This rank's outputs of the last step: (element indices, values (n, OUTPUTS))."""
         return np.zeros(0, np.int64), np.zeros((0, len(self.OUTPUTS)))
 
+    # -- events ------------------------------------------------------------------------------------
+    def events(self):
+        """This rank's events of the last step (after `update`): (n, len(EVENTS)) numbers."""
+        return np.zeros((0, len(self.EVENTS)))
+
+    def occurred(self, events):
+        """Every rank's events of the last step, in the order of their first column, the same
+        on every rank: a replicated state follows them."""
+
+    def resumed(self, rows):
+        """After a restart, on this rank's restored rows: the events that made the state they
+        record (gathered into `occurred`)."""
+        return np.zeros((0, len(self.EVENTS)))
+
+    def describe(self, event):
+        """One event as a line of the run's progress."""
+        return " ".join(f"{k}={v:g}" for k, v in zip(self.EVENTS, event))
+
     # -- projection on constraints ---------------------------------------------------------------
     def constraints(self, held, t, h):
         """Its positional constraints' rows at the held positions (projection.py): bilateral
@@ -104,11 +140,12 @@ class Element:
 
 
 class Found:
-    """The initial state (x, q, radius) of the bodies the elements refer to, by gid: the same
-    on every rank (the run gathers it once)."""
+    """The initial state (x, q, radius) and material of the bodies the elements refer to, by
+    gid: the same on every rank (the run gathers it once)."""
 
-    def __init__(self, gid, x, q, radius):
+    def __init__(self, gid, x, q, radius, material=None):
         self.gid, self.x, self.q, self.radius = gid, x, q, radius
+        self.material = np.zeros(len(gid), np.int64) if material is None else material
         self._at = {int(g): k for k, g in enumerate(gid)}
 
     def __contains__(self, gid):

@@ -253,7 +253,7 @@ class Connectors(Element):
         rows.kind[sel], rows.param[sel] = law["kind"], law["param"]
 
     # -- after the step -----------------------------------------------------------------------
-    def update(self, rows, U0, U1, h):
+    def update(self, rows, U0, U1, h, converged=True):
         """The new state of the connector rows of `rows` (this rank's) from the step's start
         and end rates U0, U1 (n_rows, 3) and their impulses; keeps (index, q, v, f) in last."""
         sel, j = self.index(rows)

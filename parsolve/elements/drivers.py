@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError, everywhere
 from ..tables.checks import finite, unit
+from ..tables.keys import POINT
 from .base import Element
 from .signals import MotionSignal
 
@@ -49,12 +50,13 @@ class MovingObstacles(Element):
 
     def wall(self, rows, t):
         """(n, 3): each row's obstacle velocity at t in the row's local frame (zero for rows
-        without a moving obstacle), or None when no row has one."""
+        without a moving obstacle, and for rolling rows: the obstacle translates), or None
+        when no row has one."""
         if not len(self):
             return None
         v = {int(k): m["velocity"](t) for k, m in zip(self.index, self.specs)}
-        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0)) \
-            if len(rows) else []
+        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0)
+                             & (rows.geometry == POINT)) if len(rows) else []
         if not len(hit):
             return None
         world = np.array([v[int(k)] for k in rows.obstacle[hit]])

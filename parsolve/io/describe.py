@@ -38,6 +38,9 @@ def describe(path):
             c = f["connectors"]
             lines.append(f"  connectors: {c['displacement'].shape[1:]} over {c['step'].shape[0]}"
                          f" steps ({', '.join(k for k in c if k not in ('step', 'time'))})")
+        for name, g in (f["events"].items() if "events" in f else ()):
+            lines.append(f"  events/{name}: {g['step'].shape[0]} "
+                         f"({', '.join(k for k in g if k not in ('step', 'time'))})")
         nf = f["frames/time"].shape[0]
         lines.append(f"  frames: {nf} at t = {', '.join(f'{t:.4g}' for t in f['frames/time'][:8])}"
                      + (" ..." if nf > 8 else ""))

@@ -310,14 +310,18 @@ def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0
 
 def from_local_dynamics(ld, title="", description=""):
     """The LocalProblem of one step's local dynamics (this rank's contacts; serial). FCLIB's
-    local format holds frictional contacts only: a step with joint rows is refused."""
+    local format holds frictional contacts only: a step with rows of other laws (joints,
+    connectors, rolling resistance, bonds) is refused, naming them."""
     from ..laws import KINDS, coulomb
 
     other = np.flatnonzero(ld.kind != coulomb.KIND)
     if len(other):
+        kinds, counts = np.unique(ld.kind[other], return_counts=True)
+        named = ", ".join(f"{c} {KINDS[k]}" for k, c in zip(kinds, counts))
         raise InputError(f"FCLIB export: the step has {len(other)} rows of other laws than "
-                         f"contacts (the first a {KINDS[ld.kind[other[0]]]} row); FCLIB's "
-                         "frictional contact format cannot hold them")
+                         f"contacts ({named}); FCLIB's frictional contact format cannot hold "
+                         "them (rolling resistance, bonds, joints and connectors have no "
+                         "place in its 3-D friction contacts)")
     return LocalProblem(ld.indptr.copy(), ld.indices.copy(), ld.blocks.copy(), ld.diag.copy(),
                         ld.B.copy(), ld.mu.copy(), title, description)
 

@@ -6,13 +6,18 @@ residual and Newton pieces, dispatched by kernels/law.pxd.
 
 The functions below are the Python dispatcher (the twin of law.pxd): the solvers, residuals,
 checkpoint and output call these and never name a law.
+
+A LINKED law reads another row's normal impulse during the solve (rolling resistance, bounded
+by its contact's): `link` writes that row's index into its parameters once the rows are in
+sweep order, and the functions below hand it the reactions (the kernels get their base
+pointer).
 """
 import numpy as np
 
-from . import bilateral, connector, coulomb, spring
+from . import bilateral, bond, connector, coulomb, rolling, spring
 from .codes import KINDS, METHODS, OUTCOMES
 
-LAWS = (coulomb, bilateral, spring, connector)       # indexed by kind (codes.KINDS)
+LAWS = (coulomb, bilateral, spring, connector, rolling, bond)  # indexed by kind (codes.KINDS)
 NCODES = len(OUTCOMES)
 assert tuple(law.KIND for law in LAWS) == tuple(range(len(KINDS)))
 
@@ -24,6 +29,33 @@ def _groups(kind):
         return [(LAWS[int(kind[0])], slice(None))]
     return [(law, np.flatnonzero(kind == law.KIND)) for law in LAWS
             if (kind == law.KIND).any()]
+
+
+def _linked(law, idx, param, R):
+    """The extra argument of a LINKED law's vectorised functions: its rows' linked normal
+    impulses (nothing for another law)."""
+    if not getattr(law, "LINKED", False):
+        return ()
+    return (law.linked_normal(param[idx], R),)
+
+
+def link(rows):
+    """Each LINKED row's partner index into its parameters, in place (rows in their final
+    order: the stepper calls this once they are in sweep order)."""
+    for law, idx in _groups(rows.kind):
+        if getattr(law, "LINKED", False):
+            law.link(rows, np.arange(len(rows))[idx])
+
+
+def links(kind, param):
+    """(rows, partners): the LINKED rows with a partner and its index (Newton's coupling
+    blocks)."""
+    out = [(np.arange(len(kind))[idx], param[idx, 2].astype(np.int64))
+           for law, idx in _groups(kind) if getattr(law, "LINKED", False)]
+    if not out:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a, c = (np.concatenate(x) for x in zip(*out))
+    return a[c >= 0], c[c >= 0]
 
 
 def solve_params(kind, param):
@@ -42,14 +74,21 @@ def free_term(rows, U_before, t, h):
     return shift
 
 
-def row_solve(kind, W, b, p, r0=None, method=0):
-    """One row's reaction and outcome code (twin of law.pxd's law_solve)."""
-    return LAWS[int(kind)].row_solve(W, b, p, r0, method)
+def row_solve(kind, W, b, p, r0=None, method=0, R=None):
+    """One row's reaction and outcome code (twin of law.pxd's law_solve); R: all the rows'
+    reactions (a LINKED law reads its partner's)."""
+    law = LAWS[int(kind)]
+    if getattr(law, "LINKED", False):
+        return law.row_solve(W, b, p, r0, method, R)
+    return law.row_solve(W, b, p, r0, method)
 
 
-def residual_sq(kind, p, r, u):
+def residual_sq(kind, p, r, u, R=None):
     """|e|^2 of one row (twin of law.pxd's law_residual_sq)."""
-    return LAWS[int(kind)].residual_sq(p, r, u)
+    law = LAWS[int(kind)]
+    if getattr(law, "LINKED", False):
+        return law.residual_sq(p, r, u, R)
+    return law.residual_sq(p, r, u)
 
 
 def residual_vector(kind, param, R, U):
@@ -58,15 +97,18 @@ def residual_vector(kind, param, R, U):
         return np.zeros((0, 3))
     E = np.empty_like(R)
     for law, idx in _groups(kind):
-        E[idx] = law.residual_vector(R[idx], U[idx], param[idx])
+        E[idx] = law.residual_vector(R[idx], U[idx], param[idx],
+                                     *_linked(law, idx, param, R))
     return E
 
 
 def project_admissible(kind, param, R):
-    """R_a <- the admissible reaction nearest to R_a, in place (twin of law_project)."""
-    for law, idx in _groups(kind):
+    """R_a <- the admissible reaction nearest to R_a, in place (twin of law_project, in row
+    order: a LINKED row reads its partner as projected if the partner comes first)."""
+    groups = _groups(kind)
+    for law, idx in sorted(groups, key=lambda g: getattr(g[0], "LINKED", False)):
         sub = R[idx] if not isinstance(idx, slice) else R
-        law.project_admissible(sub, param[idx])
+        law.project_admissible(sub, param[idx], *_linked(law, idx, param, R))
         R[idx] = sub
 
 
@@ -74,7 +116,7 @@ def status(kind, param, R):
     """Each row's status in the results (codes.STATUS), from its law, as int8."""
     out = np.zeros(len(R), np.int8)
     for law, idx in _groups(kind):
-        out[idx] = law.status(R[idx], param[idx])
+        out[idx] = law.status(R[idx], param[idx], *_linked(law, idx, param, R))
     return out
 
 
@@ -93,21 +135,29 @@ def cones(kind, param):
     return mu
 
 
-def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True):
+def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True, coupling=False):
     """Each row's semismooth function Phi (n, 3), with A and B (n, 3, 3) when asked (twin of
-    law.pxd's law_phi)."""
+    law.pxd's law_phi), and with coupling C (n, 3): dPhi_a/dr_N of a LINKED row's partner
+    (zero for other rows)."""
     n = len(R)
     Phi, A, B = np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3, 3))
+    C = np.zeros((n, 3))
     for law, idx in _groups(kind):
-        out = law.phi_rows(R[idx], U[idx], param[idx], rho_n[idx], rho_t[idx], jacobian)
+        extra = _linked(law, idx, param, R)
+        out = law.phi_rows(R[idx], U[idx], param[idx], rho_n[idx], rho_t[idx], jacobian,
+                           *extra)
         if jacobian:
-            Phi[idx], A[idx], B[idx] = out
+            Phi[idx], A[idx], B[idx] = out[:3]
+            if extra:
+                C[idx] = out[3]
         else:
             Phi[idx] = out
-    return (Phi, A, B) if jacobian else Phi
+    if not jacobian:
+        return Phi
+    return (Phi, A, B, C) if coupling else (Phi, A, B)
 
 
 __all__ = ["LAWS", "KINDS", "OUTCOMES", "METHODS", "NCODES", "coulomb", "bilateral", "spring",
-           "connector",
+           "connector", "rolling", "bond", "link", "links",
            "solve_params", "free_term", "row_solve", "residual_sq", "residual_vector",
            "project_admissible", "phi_rows", "status", "cones"]

@@ -1,4 +1,6 @@
-"""Surface materials: Coulomb friction mu and Newton restitution e per pair of material labels."""
+"""Surface materials per pair of material labels: Coulomb friction mu and Newton restitution e,
+and the coefficients of rolling and spinning resistance (laws/rolling.py), lengths [m]: the
+largest rolling (spinning) moment a contact transmits is mu_r (mu_s) times its normal force."""
 import numpy as np
 
 from ..errors import InputError
@@ -9,6 +11,7 @@ class SurfaceMaterials:
     def __init__(self):
         self.labels = []          # label index -> name
         self._pairs = {}          # (i, j) with i <= j -> (mu, e)
+        self._rolling = {}        # (i, j) with i <= j -> (mu_r, mu_s), where one is > 0
 
     def index(self, label):
         if not isinstance(label, str) or not label:
@@ -17,13 +20,23 @@ class SurfaceMaterials:
             self.labels.append(label)
         return self.labels.index(label)
 
-    def define(self, a, b, friction, restitution=0.0):
+    def define(self, a, b, friction, restitution=0.0, rolling=0.0, spinning=0.0):
         mu = float(finite(f"surface ({a!r}, {b!r}): friction", friction))
         if mu < 0:
             raise InputError(f"surface ({a!r}, {b!r}): friction mu must be >= 0, got {mu}")
         e = in_range(f"surface ({a!r}, {b!r}): restitution", restitution, 0.0, 1.0)
+        resist = []
+        for name, value in (("rolling", rolling), ("spinning", spinning)):
+            v = float(finite(f"surface ({a!r}, {b!r}): {name}", value))
+            if v < 0:
+                raise InputError(f"surface ({a!r}, {b!r}): {name} resistance must be >= 0 "
+                                 f"(a length, m), got {v}")
+            resist.append(v)
         i, j = sorted((self.index(a), self.index(b)))
         self._pairs[i, j] = (mu, e)
+        self._rolling.pop((i, j), None)
+        if max(resist) > 0:
+            self._rolling[i, j] = tuple(resist)
 
     def require(self, i, j, why):
         key = tuple(sorted((int(i), int(j))))
@@ -42,5 +55,20 @@ class SurfaceMaterials:
             e[i, j] = e[j, i] = r
         return mu, e
 
+    def rolling_tables(self):
+        """(mu_r, mu_s) as L x L arrays (zero where a pair has none), or None when no pair has
+        rolling or spinning resistance."""
+        if not self._rolling:
+            return None
+        n = len(self.labels)
+        mu_r, mu_s = np.zeros((n, n)), np.zeros((n, n))
+        for (i, j), (r, s) in self._rolling.items():
+            mu_r[i, j] = mu_r[j, i] = r
+            mu_s[i, j] = mu_s[j, i] = s
+        return mu_r, mu_s
+
     def state(self):
-        return {"labels": list(self.labels), "pairs": sorted((k, v) for k, v in self._pairs.items())}
+        out = {"labels": list(self.labels), "pairs": sorted((k, v) for k, v in self._pairs.items())}
+        if self._rolling:                # (a model without them keeps its fingerprint)
+            out["rolling"] = sorted(self._rolling.items())
+        return out

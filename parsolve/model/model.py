@@ -50,9 +50,12 @@ class Model(MasonryCommands, *elements.COMMANDS):
         self._count = 0
 
     # -- materials and obstacles -------------------------------------------------------------
-    def surface(self, a, b, friction, restitution=0.0):
-        """Friction coefficient and restitution for contacts between labels a and b."""
-        self.materials.define(a, b, friction, restitution)
+    def surface(self, a, b, friction, restitution=0.0, rolling=0.0, spinning=0.0):
+        """Friction coefficient and restitution for contacts between labels a and b; rolling
+        and spinning: the coefficients of rolling and spinning resistance, lengths [m] (the
+        largest moment a contact transmits against rolling, or spinning about its normal, is
+        the coefficient times its normal force; laws/rolling.py)."""
+        self.materials.define(a, b, friction, restitution, rolling, spinning)
 
     def half_space(self, point, normal, material, name=None):
         """A fixed plane through `point`; bodies live on the side `normal` points to."""

@@ -23,6 +23,7 @@ class Tally:
         self.guard_events = 0                      # every guard hit, counted
         self.reported = set()                      # the pairs and bodies reported once
         self.reported_lines = 0
+        self.element_events = 0                    # the elements' events (bonds broken)
 
     def add(self, row, last, bodies, local_contacts):
         """Count history `row`; `last` is the stepper's per-step leftovers (Stepper.last)."""
@@ -60,6 +61,7 @@ def summarise(comm, tally, row, steps, time, wall, bodies, history_steps, solver
         "max_residual": tally.max_residual, "stopped_by": stopped_by,
         "checkpoint": checkpoint, "output": output,
         "guard_warnings": len(tally.reported), "guard_events": tally.guard_events,
+        "element_events": tally.element_events,
     }
     s.update({f"seconds_{p}": comm.max(v) for p, v in phase.items()})
 
@@ -101,6 +103,8 @@ def format_summary(s):
     events = " ".join(f"{k[6:]} {v}" for k, v in s.items() if k.startswith("event_"))
     if events:
         lines.append(f"  solver events: {events}")
+    if s.get("element_events"):
+        lines.append(f"  elements' events (results: events/NAME): {s['element_events']}")
     if s["guard_warnings"]:
         lines.append(f"  physics guards: {s['guard_warnings']} pairs or bodies reported (deep "
                      f"overlaps, bodies too fast for the step), {s['guard_events']} times in all")

@@ -27,6 +27,7 @@ from .restart import leg_output, resume
 
 EXIT_SIGNAL = 3      # the exit code of a run ended by SIGTERM/SIGUSR1 after its checkpoint
 GUARD_LINES = 10     # physics-guard warnings printed in a run (all are counted)
+EVENT_LINES = 20     # elements' events (a bond's break) printed in a run (all are written)
 UNCONVERGED_LINES = 5
 
 
@@ -192,6 +193,10 @@ class Simulation(Stepper):
                 writer.add_series(e.NAME, [("step", np.int64, ()), ("time", float, ())] +
                                   [(name, float, (len(e),)) for name in e.OUTPUTS],
                                   {"names": json.dumps(e.names)})
+            for e in self._eventful():           # its events: one row per event
+                writer.add_series(f"events/{e.NAME}", [("step", np.int64, ()),
+                                                       ("time", float, ())] +
+                                  [(name, float, ()) for name in e.EVENTS])
         if writer is not None and writer.missing:
             self._say(f"warning: results parts {', '.join(writer.missing)} of the earlier "
                       "legs are gone: the history has a gap before this leg")
@@ -276,9 +281,15 @@ class Simulation(Stepper):
                 for e in self._reporting():
                     writer.record(dict(step=self.step_count, time=self.time,
                                        **(self.outputs(e, everywhere=False) or {})), e.NAME)
+                for name, events in self.last["element_events"].items():
+                    for event in events:
+                        writer.record(dict(step=self.step_count, time=self.time,
+                                           **dict(zip(self._events_of(name), event))),
+                                      f"events/{name}")
                 if checkpoint or flush_time:          # the history so far survives a crash
                     parts = writer.close_segment()
                     last_flush = time.time()
+            self._say_events(tally)
             if checkpoint:
                 checkpoint_path = self.checkpoints.write(
                     self, parts if writer is not None else ())
@@ -334,6 +345,23 @@ class Simulation(Stepper):
                   f"iterations={row['iterations']} residual={row['residual']:.2e} "
                   f"{1e3 * current:.2f} ms/step now, {1e3 * rate:.2f} mean, ETA "
                   f"{rate * (nsteps - k - 1):.0f} s")
+
+    def _events_of(self, name):
+        return next(e.EVENTS for e in self.elements if e.NAME == name)
+
+    def _say_events(self, tally):
+        """The elements' events of the last step as progress lines on rank 0 (at most
+        EVENT_LINES a run; all are in the results and counted in the summary)."""
+        for name, events in self.last["element_events"].items():
+            element = next(e for e in self.elements if e.NAME == name)
+            for event in events:
+                tally.element_events += 1
+                if tally.element_events <= EVENT_LINES:
+                    self._say(f"step {self.step_count} t={self.time:.6g} s: "
+                              f"{element.describe(event)}")
+                if tally.element_events == EVENT_LINES:
+                    self._say("further events only in the results (events/NAME) and the "
+                              "summary")
 
     def _report_guards(self, tally):
         """Gather the guards' reports; rank 0 warns once per pair or body, at most

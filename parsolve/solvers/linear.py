@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import laws
 from ..errors import InputError
 from . import kernels
 
@@ -83,6 +84,17 @@ class Workspace:
         self.n_global = W.getSize()[0] // 3
         self.x, self.y = W.createVecs()
         self.Jb = np.empty_like(blocks)
+        # rows whose law reads a partner's normal impulse (laws.links: rolling rows, their
+        # contact's): Phi_a's derivative C_a on it enters J's block (a, partner), which W's
+        # pattern holds (the two rows share their bodies, so their owner)
+        self.linked, self.partner = laws.links(self.kind, self.param)
+        self.C = np.zeros((n, 3)) if len(self.linked) else None
+        if len(self.linked):
+            row = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+            key = row * self.n_global + indices
+            link = self.linked * self.n_global + first + self.partner
+            self.k_link = np.searchsorted(key, link)
+            assert (key[self.k_link] == link).all()
         self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
         if W.getComm().getSize() > 1 and 3 * self.n_global <= gather:
             self.rows = problem.canonical(W, indptr, indices)
@@ -116,8 +128,11 @@ class Workspace:
         return self.y.array.reshape(-1, 3).copy()
 
     def assemble_jacobian(self, A, B, alpha):
-        """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced)."""
+        """J = A + B (W + diag(alpha) I) into self.J (W's pattern, values replaced), plus the
+        linked rows' C_a in the column of their partner's normal impulse."""
         kernels.jacobian_blocks(self.indptr, self.blocks, self.diag, A, B, alpha, self.Jb)
+        if self.C is not None:
+            self.Jb[self.k_link, :, 0] += self.C[self.linked]
         self.set_jacobian(self.Jb)
 
     def set_jacobian(self, Jb):

@@ -185,7 +185,8 @@ class SemismoothNewton:
                 recent = [self._fb_merit(p, R, V) if self.merit == "fb" else start]
                 for inner in range(INNER_MAX):
                     it += 1
-                    kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj)
+                    kernels.alart_curnier(p.kind, p.param, R, V, p.rho_n, p.rho_t, Phi, A, Bj,
+                                          p.C)
                     p.assemble_jacobian(A, Bj, alpha)
                     solved, k, d = linear.solve(-Phi, eta)
                     ksp_its += k
@@ -240,6 +241,10 @@ class SemismoothNewton:
         if self.merit == "fb":
             return self._search_fb(p, R, U, V, d, Wd, Vd, recent)
         kernels.slope_parts(Phi, A, Bj, d, Vd, slopes)
+        if p.C is not None:                       # the linked rows' C_a d_partner,N too
+            a = p.linked
+            s = slopes[a, 0] - slopes[a, 1] + np.sum(Phi[a] * p.C[a], axis=1) * d[p.partner, 0]
+            slopes[a, 0], slopes[a, 1] = np.maximum(s, 0.0), np.maximum(-s, 0.0)
         found = self._search(p, R, U, V, d, Wd, Vd, max(recent), slopes)
         return found and found + (found[4],)
 

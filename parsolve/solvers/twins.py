@@ -18,7 +18,7 @@ def gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R, order, 
             c = indices[k]
             if c != a:
                 b += blocks[k] @ R[c]
-        r, code = laws.row_solve(kind[a], blocks[diag[a]], b, param[a], R[a], method)
+        r, code = laws.row_solve(kind[a], blocks[diag[a]], b, param[a], R[a], method, R)
         counts[code] += 1
         if omega != 1.0:
             r = (1.0 - omega) * R[a] + omega * r
@@ -34,7 +34,7 @@ def delassus_residual(indptr, indices, blocks, B, kind, param, R, U):
         U[a] = B[a]
         for k in range(indptr[a], indptr[a + 1]):
             U[a] += blocks[k] @ R[indices[k]]
-        s += laws.residual_sq(kind[a], param[a], R[a], U[a])
+        s += laws.residual_sq(kind[a], param[a], R[a], U[a], R)
     nb, nr, nu = (float(np.linalg.norm(X)) for X in (B, R, U))
     den = max(nb, nr, nu)
     return (math.sqrt(s) / den if den > 0.0 else math.sqrt(s)), nb, nr, nu
@@ -60,7 +60,7 @@ def body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, d
         b = B[a] - W @ R[a]
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
             b = b + H[e] @ du[inc_body[e]]
-        r, code = laws.row_solve(kind[a], W, b, param[a], R[a], method)
+        r, code = laws.row_solve(kind[a], W, b, param[a], R[a], method, R)
         counts[code] += 1
         if omega != 1.0:
             r = (1.0 - omega) * R[a] + omega * r
@@ -100,16 +100,19 @@ def body_residual(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts):
         U[a] = B[a]
         for e in range(inc_ptr[a], inc_ptr[a + 1]):
             U[a] += H[e] @ du[inc_body[e]]
-        parts[a] = (laws.residual_sq(kind[a], param[a], R[a], U[a]), B[a] @ B[a], R[a] @ R[a],
-                    U[a] @ U[a])
+        parts[a] = (laws.residual_sq(kind[a], param[a], R[a], U[a], R), B[a] @ B[a],
+                    R[a] @ R[a], U[a] @ U[a])
 
 
-def alart_curnier(kind, param, R, U, rho_n, rho_t, Phi, A=None, B=None):
-    """Phi, and A and B when given, in place: each row's semismooth function."""
+def alart_curnier(kind, param, R, U, rho_n, rho_t, Phi, A=None, B=None, C=None):
+    """Phi, and A and B when given, in place: each row's semismooth function; C (n, 3), when
+    given, each row's dPhi/dr_N of its linked partner."""
     if A is None:
         Phi[:] = laws.phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=False)
-    else:
+    elif C is None:
         Phi[:], A[:], B[:] = laws.phi_rows(kind, param, R, U, rho_n, rho_t)
+    else:
+        Phi[:], A[:], B[:], C[:] = laws.phi_rows(kind, param, R, U, rho_n, rho_t, coupling=True)
 
 
 def project_admissible(kind, param, R):

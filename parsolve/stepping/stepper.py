@@ -87,8 +87,10 @@ class Stepper:
         self.local_dynamics_hook = None
         self.observers = []
         # what the last step leaves for the run's report: local-solve outcomes, solver
-        # events, du of the owned bodies, ghost count, guards (count, [(key, text)])
-        self.last = {"local": {}, "events": {}, "du": None, "ghosts": 0, "guard": (0, [])}
+        # events, du of the owned bodies, ghost count, guards (count, [(key, text)]), the
+        # elements' events (by NAME: (n, EVENTS) on every rank)
+        self.last = {"local": {}, "events": {}, "du": None, "ghosts": 0, "guard": (0, []),
+                     "element_events": {}}
 
     def _set_up(self, balance_tolerance, balance):
         """The model's bodies on this rank, the contact margin, the cell (at least a body's
@@ -100,6 +102,7 @@ class Stepper:
                          comm.allreduce_array(found.astype(np.int64), "max").astype(bool),
                          comm.allreduce_array(counts.astype(np.int64), "sum"))
         self.mu_table, self.e_table = self.model.materials.tables()
+        self.rolling_tables = self.model.materials.rolling_tables()
         rmin = self.rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
@@ -109,24 +112,39 @@ class Stepper:
         self.elements = elements.make(self.model)
         wanted = np.unique(np.concatenate([e.bodies() for e in self.elements]).astype(np.int64))
         mine = np.isin(local.gid, wanted)
-        parts = self.comm.allgather({f: getattr(local, f)[mine] for f in ("gid", "x", "q",
-                                                                          "radius")}) \
+        fields = ("gid", "x", "q", "radius", "material")
+        parts = self.comm.allgather({f: getattr(local, f)[mine] for f in fields}) \
             if len(wanted) else []
         found = elements.Found(*(np.concatenate([q[f] for q in parts]) if parts else
-                                 np.zeros((0,) + local.FIELDS[f][0]) for f in
-                                 ("gid", "x", "q", "radius")))
+                                 np.zeros((0,) + local.FIELDS[f][0], local.FIELDS[f][1])
+                                 for f in fields))
         for e in self.elements:
             e.set_up(found)
-        self.cell = max([2.0 * rmax] + [2.0 * e.reach for e in self.elements]) + self.margin
         # periodic axes: centres wrapped into the period, cells stretched to divide it
         self.period = period = Period(self.model.periods)
-        top = self.cell
         if period:
-            top = period.fit(self.cell)
             if self.projection is not None:
                 raise InputError("projection on constraints does not take periodic "
                                  "boundaries yet: leave one of them out")
             local.x[:] += period.wrap(local.x)
+        self.owned = self._domain(local, rmax, balance_tolerance, balance)
+        wanted = [e.touching() for e in self.elements]
+        if any(t is not None for t in wanted):     # the contacts touching at the start
+            table = self._touching(max(t for t in wanted if t is not None))
+            for e, t in zip(self.elements, wanted):
+                if t is not None:
+                    e.touched(table)
+            if max(2.0 * e.reach for e in self.elements) + self.margin > self.cell:
+                self.domain.free()                 # rows that reach farther: larger cells
+                self.owned = self._domain(self.owned, rmax, balance_tolerance, balance)
+
+    def _domain(self, local, rmax, balance_tolerance, balance):
+        """The cells (at least a body's diameter and twice the elements' reach), the
+        colouring's levels and the domain that owns the bodies `local` (any split): the
+        owned bodies."""
+        period, rmin = self.period, self.rmin
+        self.cell = max([2.0 * rmax] + [2.0 * e.reach for e in self.elements]) + self.margin
+        top = period.fit(self.cell) if period else self.cell
         # the colouring's cells, from the largest (top) down to the smallest bodies'
         self.levels = Levels(top, rmin + 0.5 * self.margin, period.origin(),
                              period.cells(top))
@@ -144,7 +162,36 @@ class Stepper:
                              (1 << (self.levels.nlevels - 2)) + 1, origin=period.origin(),
                              periodic=period.cells(self.levels.finest),
                              images=period.images if period else None)
-        self.owned = self.domain.setup(local)
+        return self.domain.setup(local)
+
+    def _touching(self, tolerance):
+        """The contacts whose gap is at most `tolerance` (or the contact margin, the larger) at
+        the start, each detected on the rank that owns it and gathered on every rank in key
+        order (the same table on any number of ranks): Element.touched's."""
+        if tolerance > 0.5 * self.rmin:
+            raise InputError(f"the tolerance of touching contacts {tolerance:g} m exceeds half "
+                             f"the smallest radius {self.rmin:g} m")
+        tolerance = max(tolerance, self.margin)
+        b = self.domain.with_ghosts(self.owned)
+        rows = self._detect(b, tolerance, 0.0, rolling=False)
+        rows = rows.take(np.flatnonzero(rows.gap <= tolerance))
+        rows = self._own(rows, b)[0]
+        obst = self.model.obstacles
+        has_b = rows.b >= 0
+        part = {"k1": rows.k1, "k2": rows.k2, "obstacle": rows.obstacle,
+                "b": np.where(has_b, b.gid[np.maximum(rows.b, 0)], -1),
+                "point": rows.point, "normal": rows.frame[:, 0], "gap": rows.gap,
+                "mu": rows.param[:, 0], "material_a": b.material[rows.a],
+                "material_b": np.where(has_b, b.material[np.maximum(rows.b, 0)],
+                                       obst.material[np.maximum(rows.obstacle, 0)]
+                                       if len(obst) else -1),
+                "x_a": b.x[rows.a], "q_a": b.q[rows.a],
+                "x_b": np.where(has_b[:, None], b.x[np.maximum(rows.b, 0)], 0.0),
+                "q_b": np.where(has_b[:, None], b.q[np.maximum(rows.b, 0)], 0.0)}
+        parts = self.comm.allgather(part)
+        table = {k: np.concatenate([p[k] for p in parts]) for k in part}
+        order = np.lexsort((table["k2"], table["k1"]))
+        return {"margin": self.margin, **{k: v[order] for k, v in table.items()}}
 
     @property
     def bodies(self):
@@ -183,6 +230,7 @@ class Stepper:
         for e in self.elements:                       # the laws' parameters from the state
             with self.comm.collective() if e.calls_user else contextlib.nullcontext():
                 e.prepare(contacts, b, self.time, h)
+        laws.link(contacts)                           # rows that read a partner's reaction
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
         inv_mass = 1.0 / b.mass
@@ -219,7 +267,8 @@ class Stepper:
         U_after = ld.velocity_after(b)
         contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
         for e in self.elements:                       # their rows' state after the step
-            e.update(contacts, ld.U_before, U_after, h)
+            e.update(contacts, ld.U_before, U_after, h, report.converged)
+        happened = {e.NAME: self._occurred(e, e.events()) for e in self._eventful()}
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
             projected = self._project(b, contacts, U_after, inv_mass)
@@ -263,7 +312,8 @@ class Stepper:
         e["work_loads"] += work
         e["dissipated"] += dissipated
         self.last = {"local": report.local, "events": report.events, "du": du[:b.n_owned],
-                     "ghosts": len(b) - b.n_owned, "guard": guard, "projection": projected}
+                     "ghosts": len(b) - b.n_owned, "guard": guard, "projection": projected,
+                     "element_events": happened}
         return {"step": self.step_count, "time": self.time,
                 "contacts": self.comm.sum(len(contacts)),
                 "iterations": report.iterations, "residual": residual,
@@ -280,26 +330,28 @@ class Stepper:
                 "t_solve": t4 - t3, "t_update": t5 - t4, "t_output": 0.0,
                 "t_migrate": t_mig - t0, "t_communication": comm_time}
 
-    def _detect(self, b, margin, t):
+    def _detect(self, b, margin, t, rolling=True):
         """The contacts of the held bodies b at their positions, within `margin`, with the
-        moving obstacles where they are at time t (and across periodic boundaries)."""
+        moving obstacles where they are at time t (and across periodic boundaries); with
+        their rolling rows unless rolling is False."""
+        tables = self.rolling_tables if rolling else None
         if self.period:
-            return self._across(b, margin, t)
-        return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin)
+            return self._across(b, margin, t, tables)
+        return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin, tables)
 
-    def _across(self, b, margin, t):
+    def _across(self, b, margin, t, tables):
         """_detect with periodic images (periodic.py): the images near a boundary join the
         bodies; a row is kept where its body A is itself, B taken as the body with its offset
         minus the image's shift."""
         index, shift = self.period.images(b.x, float(np.max(self.levels.top)))
         obstacles = self._obstacles(t)
         if not len(index):                      # nothing near a boundary
-            return detect(b, obstacles, self.mu_table, self.e_table, margin)
+            return detect(b, obstacles, self.mu_table, self.e_table, margin, tables)
         images = b.take(index)
         images.x = images.x + shift
         n = len(b)
         rows = detect(type(b).concat([b.take(np.arange(n)), images]), obstacles,
-                      self.mu_table, self.e_table, margin)
+                      self.mu_table, self.e_table, margin, tables)
         image = rows.b >= n
         k = np.where(image, rows.b - n, 0)
         keep = (rows.a < n) & ~(image & (index[k] == rows.a))
@@ -385,11 +437,25 @@ class Stepper:
         # the contacts at the end positions (exact gaps) within twice the worst violation: a
         # correction that large reaches pairs the step's margin did not see (pushing two
         # voussoirs apart closes the joints beyond them)
-        near = self._keep(self._detect(b, self.margin + 2.0 * worst, t + h), b)
+        near = self._keep(self._detect(b, self.margin + 2.0 * worst, t + h, rolling=False), b)
         rows, colours, cells = self._own(Interactions.concat([near, constraints]), b)
         return self.projection.apply(
             b, rows, h, inv_mass, dom.sums,
             lambda ld, du: dom.schedule(b, ld.inc_body, ld.con, colours, cells, du), worst)
+
+    # -- the elements' events ------------------------------------------------------------------
+    def _eventful(self):
+        """The elements with events (EVENTS) and specs."""
+        return [e for e in self.elements if e.EVENTS and len(e)]
+
+    def _occurred(self, element, events):
+        """Collective: every rank's `events` of `element`, gathered in the order of their
+        first column, handed to its `occurred` on every rank; returns them."""
+        parts = [p for p in self.comm.allgather(np.asarray(events, float)) if len(p)]
+        got = np.concatenate(parts) if parts else np.zeros((0, len(element.EVENTS)))
+        got = got[np.argsort(got[:, 0], kind="stable")]
+        element.occurred(got)
+        return got
 
     # -- the elements' outputs -----------------------------------------------------------------
     def _reporting(self):
@@ -439,6 +505,8 @@ class Stepper:
             if n != self.n_bodies:
                 raise InputError(f"restart: {n} bodies saved, the model has {self.n_bodies}")
         self.contacts = self.domain.scatter_contacts(Interactions(**contacts))
+        for e in self._eventful():                    # states the rows record
+            self._occurred(e, e.resumed(self.contacts))
         self.step_count, self.time = int(step), float(time)
         self.energy = dict(energy) if energy else None
 

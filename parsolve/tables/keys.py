@@ -10,21 +10,28 @@ orders rows by it). k1 is the gid of body A. k2 lies in the namespace of the row
   joint       k2 = -1 - index                          (the joint's index in the model)
   connector   k2 = -2**40 - index
   stop        k2 = -2**41 - 2 index - side             (a connector's rigid limit stops)
+  bond        k2 = -2**42 - index                      (the bond's index in the model)
+  rolling     k2 = ROLLING_BASE + k2 of its contact    (a contact's companion row of rolling
+              and spinning resistance: its key follows the contact's, so it persists and
+              warm-starts with it, and sorts after every contact key of its body A; contact
+              keys stay below ROLLING_BASE while gids stay below 2**48)
 
 An element declares its namespace here, once; nothing else decodes a key's range (a format-1
 checkpoint, written before rows had an origin column, is read through `origin_of`).
 
 Origin: which maker made the row (ORIGINS). Geometry: how the row's velocity is taken from its
 bodies' (assembly/geometry.py makes H per geometry): "point", the velocity of A's point relative
-to B's in the row's local frame (contacts, joints); "coordinate", a combination of body
-coordinates whose axes the row's frame holds (connectors and their stops).
+to B's in the row's local frame (contacts, joints, bonds); "coordinate", a combination of body
+coordinates whose axes the row's frame holds (connectors and their stops); "rotation", A's
+angular velocity relative to B's in the row's local frame (rolling rows: spin about the normal
+first, then the two rolling components).
 """
 import numpy as np
 
-ORIGINS = ("contact", "joint", "connector", "stop")
-CONTACT, JOINT, CONNECTOR, STOP = range(len(ORIGINS))
-GEOMETRIES = ("point", "coordinate")
-POINT, COORDINATE = range(len(GEOMETRIES))
+ORIGINS = ("contact", "joint", "connector", "stop", "rolling", "bond")
+CONTACT, JOINT, CONNECTOR, STOP, ROLLING, BOND = range(len(ORIGINS))
+GEOMETRIES = ("point", "coordinate", "rotation")
+POINT, COORDINATE, ROTATION = range(len(GEOMETRIES))
 
 OBSTACLE_CODES = 2 ** 20          # a body's code is its gid + OBSTACLE_CODES
 FEATURES = 64                     # points per pair of bodies, at most
@@ -47,7 +54,20 @@ class Namespace:
 
 
 NAMESPACES = {JOINT: Namespace(JOINT, -1), CONNECTOR: Namespace(CONNECTOR, -(2 ** 40)),
-              STOP: Namespace(STOP, -(2 ** 41), 2)}
+              STOP: Namespace(STOP, -(2 ** 41), 2), BOND: Namespace(BOND, -(2 ** 42))}
+LEGACY = (JOINT, CONNECTOR, STOP)      # the namespaces rows of format-1 checkpoints may have
+
+ROLLING_BASE = 2 ** 55            # rolling keys: their contact's plus this
+
+
+def rolling_key(contact_k2):
+    """k2 of the rolling rows of contacts with keys contact_k2."""
+    return np.asarray(contact_k2, np.int64) + ROLLING_BASE
+
+
+def contact_of(rolling_k2):
+    """k2 of the contacts whose rolling rows have keys rolling_k2."""
+    return np.asarray(rolling_k2, np.int64) - ROLLING_BASE
 
 
 def contact_key(b_gid, obstacle, feature):
@@ -81,6 +101,6 @@ def origin_of(k2):
     origin column (format-1 checkpoints)."""
     k2 = np.asarray(k2, np.int64)
     origin = np.full(len(k2), CONTACT, np.int8)
-    for code, space in sorted(NAMESPACES.items(), key=lambda kv: -kv[1].base):
-        origin[k2 <= space.base] = code
+    for code in sorted(LEGACY, key=lambda c: -NAMESPACES[c].base):
+        origin[k2 <= NAMESPACES[code].base] = code
     return origin
