@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .mesh import PATCH, SAME, SHIFT, _dot, _features, _kernel, _pose
+from .mesh import PATCH, SAME, SHIFT, _dot, _features, _kernel, _pose, by_mesh
 from .polyhedra import EDGE_BIAS, MAXP, Pack, corner_id, mix_int
 
 MASK = (1 << 63) - 1
@@ -387,8 +387,8 @@ def block_contacts(mesh, packed, t, x, R, margin, pose=None, kernel=None):
     out["feature"] = np.zeros(n, np.int64)
     _features(out["block"], out["raw"], out["feature"], n)
     if pose is not None:
-        out["normal"] = out["normal"] @ pose[1].T
-        out["point"] = out["point"] @ pose[1].T + pose[0]
+        out["normal"] = np.einsum("ij,nj->ni", pose[1], out["normal"])
+        out["point"] = np.einsum("ij,nj->ni", pose[1], out["point"]) + pose[0]
     return out
 
 
@@ -423,3 +423,6 @@ def block_pairs(A, rows, mesh, k, margin, pose=None):
     return {"a": rows[c["block"]], "b": np.full(len(c["gap"]), k, np.int64),
             "feature": c["feature"], "normal": c["normal"], "point": c["point"],
             "gap": c["gap"]}
+
+
+block_on_mesh = by_mesh(block_pairs)     # boxes and polyhedra on mesh obstacles (narrow.py)

@@ -74,6 +74,37 @@ class Model(MasonryCommands, *elements.COMMANDS):
                 label = "xyz"[axis] + ("-min" if side > 0 else "-max")
                 self.half_space(corner, n, material, name=f"wall {label}")
 
+    def mesh(self, surface, material, units="m", scale=1.0, rotation=None, translation=None,
+             name=None, inside=False, sides=None, repair=(), closed=None, reader="auto"):
+        """A triangle-mesh obstacle (a hopper, a silo, a chute, a drum, terrain): `surface` a
+        file (STL ASCII or binary, OBJ; other formats through meshio) read in `units` and
+        placed by scale, rotation (a quaternion or a matrix) and translation, or a
+        shapes.mesh.TriangleMesh already placed. inside=True: a closed surface holding the
+        bodies (its normals turned inwards); sides=1 or 2 (default: 1 closed, 2 open);
+        repair, closed: TriangleMesh's checks. On every rank, fixed unless model.move moves
+        it; returns its name (default the file's name, or "mesh K")."""
+        from ..shapes.mesh import TriangleMesh
+
+        if isinstance(surface, TriangleMesh):
+            if units != "m" or scale != 1.0 or rotation is not None or translation is not None:
+                raise InputError(f"mesh {surface.name!r}: a TriangleMesh is placed already "
+                                 "(units, scale, rotation, translation are for files)")
+            m = surface
+            name = name or f"mesh {len(self.obstacles)}"
+        else:
+            import os
+
+            name = name or os.path.basename(os.fspath(surface))
+            m = TriangleMesh.read(surface, units=units, scale=scale, rotation=rotation,
+                                  translation=translation, reader=reader, name=name,
+                                  inside=inside, sides=sides, repair=repair, closed=closed)
+        if name in self.obstacles.names:
+            raise InputError(f"mesh {name!r}: an obstacle of that name exists (give name=)")
+        self.obstacles._add(shapes.MESH, shapes.mesh.add(m), np.zeros(3), np.zeros(3),
+                            (1.0, 0.0, 0.0, 0.0), shapes.mesh.bounding_radius(m),
+                            self.materials.index(material), name)
+        return name
+
     def periodic(self, x=None, y=None, z=None):
         """Periodic boundaries: along each axis given as (lower, upper) space repeats with the
         period upper - lower (a body leaving at upper comes back at lower, and bodies touch

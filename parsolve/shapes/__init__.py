@@ -15,10 +15,11 @@ import hashlib
 import numpy as np
 
 from ..errors import InputError
-from . import box, plane, polyhedron, sphere
+from . import box, mesh, plane, polyhedron, sphere
 
-SPHERE, BOX, PLANE, POLYHEDRON = sphere.KIND, box.KIND, plane.KIND, polyhedron.KIND
-KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron)}
+SPHERE, BOX, PLANE, POLYHEDRON, MESH = sphere.KIND, box.KIND, plane.KIND, polyhedron.KIND, \
+    mesh.KIND
+KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron, mesh)}
 NAMES = {k: m.NAME for k, m in KINDS.items()}
 NONE = -1                 # the template key of a placed shape whose kind needs none
 # kinds the model's fingerprint hashes by their parameters (radius, half extents), every
