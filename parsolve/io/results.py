@@ -12,8 +12,10 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
   /model/obstacles/      point, normal, material, shape, q, radius, half (one row per
                          obstacle: a half-space's point and normal into the free side; a fixed
                          box's centre, orientation and half extents; a fixed sphere's centre
-                         and radius), attrs names; per shape kind drawn as cells (boxes/):
-                         vertices, connectivity, obstacle, material
+                         and radius), attrs names; per shape kind drawn as cells (boxes/:
+                         vertices, connectivity) or polygons (polyhedra/, meshes/: vertices,
+                         topology), with obstacle, material per cell, at their initial place;
+                         still/ the same of the obstacles that never move (with moving ones)
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...) and
                          event_<name> per solver event (e.g. a linear-solve fallback);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
@@ -37,6 +39,8 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step),
                          status (laws.codes.STATUS: 0 open, 1 sticking, 2 sliding, ...)
+  /frames/NNNNNN/obstacles/ the moving obstacles (model.move) at their pose: index, point,
+                         normal, q, and their cells or polygons as /model/obstacles has them
   /frames/NNNNNN/polygons/  one cell per contact pair (models with polyhedral bodies):
                          vertices (the pair's points ordered around their centre),
                          topology (XDMF Mixed: 3 polygon, 2 line, 1 vertex; count; point ids),
@@ -108,7 +112,7 @@ class ResultsWriter:
     """
 
     def __init__(self, path, comm, model, bodies, step_size, parts=None, leg=0, inherited=None,
-                 names=HISTORY, flush_every=200):
+                 names=HISTORY, flush_every=200, moving=()):
         self.path, self.comm, self.h = path, comm, step_size
         self.parts = parts or parts_dir(path)
         self.leg, self.flush_every = int(leg), flush_every
@@ -127,6 +131,7 @@ class ResultsWriter:
                     for old in glob.glob(os.path.join(self.parts, "*.h5*")):
                         os.remove(old)
                 self.segments, self.missing = _describe_parts(self.parts, inherited or ())
+        self.moving = np.asarray(moving, np.int64)       # obstacles drawn in every frame
         self.model_part = f"model-{self.leg:09d}.h5"
         self._model(self._collective_file(self.model_part), model, bodies)
         with comm.collective():
@@ -145,7 +150,9 @@ class ResultsWriter:
         if len(self.rows[group]) >= self.flush_every:
             self._flush()
 
-    def frame(self, step, time, bodies, contacts):
+    def frame(self, step, time, bodies, contacts, obstacles=None):
+        """A frame: the bodies, the contacts and (`obstacles`, the placed table at `time`)
+        the moving obstacles at their pose."""
         seg = self._segment()
         f = seg["file"]
         g = f.create_group(f"frames/{len(seg['frames']):06d}")
@@ -177,6 +184,12 @@ class ResultsWriter:
         self._rows(gc, "status", laws.status(contacts.kind, contacts.param, contacts.R))
         if self.contact_polygons:
             self._contact_polygons(g.create_group("polygons"), contacts)
+        if len(self.moving) and obstacles is not None:    # replicated: equal on every rank
+            go = g.create_group("obstacles")
+            go.create_dataset("index", data=self.moving)
+            for name in ("point", "normal", "q"):
+                go.create_dataset(name, data=getattr(obstacles, name)[self.moving])
+            _obstacle_cells(go, obstacles, self.moving)
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
         faults.point("frame", int(step), self.comm.rank)
@@ -247,29 +260,14 @@ class ResultsWriter:
         for name in ("shape", "q", "radius"):
             o.create_dataset(name, data=getattr(obst, name))
         o.create_dataset("half", data=_box_half(obst, len(obst)))
-        for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells
-            rows = np.flatnonzero(obst.shape == kind)
-            if shape.CELLS is not None and len(rows):
-                verts = shape.cell_points(obst, rows, quat_to_matrix(obst.q[rows]))
-                gx = o.create_group(shape.CELLS["group"])
-                gx.create_dataset("vertices", data=verts.reshape(-1, 3))
-                gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(rows)))
-                gx.create_dataset("obstacle", data=rows)
-                gx.create_dataset("material", data=obst.material[rows])
+        _obstacle_cells(o, obst, np.arange(len(obst)))   # every rank writes the same
+        if len(self.moving):                       # the still ones apart: XDMF's static part
+            _obstacle_cells(o.create_group("still"), obst,
+                            np.setdiff1d(np.arange(len(obst)), self.moving))
         # the bodies' shapes drawn as polygons, where any rank has some
         self.polygonal = [kind for kind in POLYGONAL
                           if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
         self.contact_polygons = bool(self.polygonal)   # multi-point pairs: polygons per pair
-        for kind in POLYGONAL:                     # every rank writes the same: rank 0's
-            rows = np.flatnonzero(obst.shape == kind)
-            if not len(rows):
-                continue
-            pts, topo, owner = shapes.KINDS[kind].polygons(obst, rows,
-                                                           quat_to_matrix(obst.q[rows]))
-            gx = o.create_group(shapes.KINDS[kind].POLYGONS["group"])
-            for name, data in (("vertices", pts), ("topology", topo),
-                               ("obstacle", rows[owner]), ("material", obst.material[rows][owner])):
-                gx.create_dataset(name, data=data)
         f.close()
         self._publish(self.model_part)
 
@@ -441,6 +439,29 @@ def contact_polygons(pair, k2, point, normal, force):
             "force": total, "normal": n, "normal_force": normal_force,
             "tangential_force": total - normal_force[:, None] * n,
             "points": count.astype(np.int64)}
+
+
+def _obstacle_cells(group, obst, rows):
+    """The obstacles `rows` drawn under `group`: cells per kind (boxes/: vertices,
+    connectivity) and polygons per kind (polyhedra/, meshes/: vertices, topology), each with
+    obstacle (index) and material per cell. Replicated data: every rank writes the same."""
+    for kind, shape in shapes.KINDS.items():
+        at = rows[obst.shape[rows] == kind]
+        if not len(at):
+            continue
+        R = quat_to_matrix(obst.q[at])
+        if shape.CELLS is not None:
+            gx = group.create_group(shape.CELLS["group"])
+            gx.create_dataset("vertices", data=shape.cell_points(obst, at, R).reshape(-1, 3))
+            gx.create_dataset("connectivity", data=_connectivity(shape, 0, len(at)))
+            gx.create_dataset("obstacle", data=at)
+            gx.create_dataset("material", data=obst.material[at])
+        elif shape.POLYGONS is not None:
+            pts, topo, owner = shape.polygons(obst, at, R)
+            gx = group.create_group(shape.POLYGONS["group"])
+            for name, data in (("vertices", pts), ("topology", topo), ("obstacle", at[owner]),
+                               ("material", obst.material[at][owner])):
+                gx.create_dataset(name, data=data)
 
 
 def _box_half(placed, n):

@@ -16,9 +16,10 @@ Temporal collections:
              polyhedral bodies (every pair of the run then, of any shapes);
   "polyhedra" convex polyhedra drawn by their faces (XDMF Mixed polygons: a closed surface
              per block), with per-face data id, material, velocity, angular_velocity;
-  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra:
-             their faces), with cell data obstacle (its index) and material, the same at
-             every time; only when the model has some.
+  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra and
+             meshes: their faces), with cell data obstacle (its index) and material; the
+             still ones the same at every time, the moving ones (model.move) at their pose
+             in each frame; only when the model has some.
 Heavy data stay in the HDF5 file; the XDMF only points at datasets (through the results
 index, so it reads what the index holds).
 """
@@ -69,7 +70,6 @@ def write_xdmf(results_path, xdmf_path=None):
              "contacts": [], "contact_polygons": [], "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
-        fixed = [s for s in CELL_SHAPES if f"model/obstacles/{s.CELLS['group']}" in f]
         for k, t in enumerate(frames["time"][()]):
             g = frames[f"{k:06d}"]
             path = f"frames/{k:06d}"
@@ -85,21 +85,26 @@ def write_xdmf(results_path, xdmf_path=None):
                 if nb:
                     grids[group].append(_cells(f"{group} {k}", t, shape, ref, g,
                                                f"{path}/{group}", nb, CELL_ATTRIBUTES))
-            for shape in fixed:
-                fixed_path = f"model/obstacles/{shape.CELLS['group']}"
-                nb = f[fixed_path]["connectivity"].shape[0]
-                grids["obstacles"].append(_cells(f"obstacles {k}", t, shape, ref,
-                                                 f["model/obstacles"], fixed_path, nb,
-                                                 OBSTACLE_ATTRIBUTES))
             for group in POLYGON_GROUPS:
                 if group in g and g[f"{group}/topology"].shape[0]:
                     grids[group].append(_polygons(f"{group} {k}", t, ref, g, f"{path}/{group}",
                                                   POLYGON_ATTRIBUTES))
-                if f"model/obstacles/{group}" in f:
-                    grids["obstacles"].append(_polygons(f"fixed {group} {k}", t, ref,
-                                                        f["model/obstacles"],
-                                                        f"model/obstacles/{group}",
-                                                        OBSTACLE_ATTRIBUTES))
+            # the obstacles: the still ones from the model, the moving ones at their pose
+            places = [("model/obstacles/still", "fixed"), (f"{path}/obstacles", "moving")] \
+                if "obstacles" in g else [("model/obstacles", "fixed")]
+            for base, what in places:
+                for shape in CELL_SHAPES:
+                    at = f"{base}/{shape.CELLS['group']}"
+                    if at in f:
+                        grids["obstacles"].append(_cells(
+                            f"obstacles {k}" if what == "fixed" else
+                            f"{what} {shape.CELLS['group']} {k}", t, shape, ref, f[base], at,
+                            f[at]["connectivity"].shape[0], OBSTACLE_ATTRIBUTES))
+                for group in POLYGON_GROUPS:
+                    if f"{base}/{group}" in f:
+                        grids["obstacles"].append(_polygons(f"{what} {group} {k}", t, ref,
+                                                            f[base], f"{base}/{group}",
+                                                            OBSTACLE_ATTRIBUTES))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(
