@@ -39,6 +39,9 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step),
                          status (laws.codes.STATUS: 0 open, 1 sticking, 2 sliding, ...)
+  /frames/NNNNNN/compounds/, clumps/  compound bodies by their parts: their blocks' faces
+                         as polyhedra/ has them; their spheres as points x, radius, gid,
+                         material, v (the sphere's centre's velocity)
   /frames/NNNNNN/obstacles/ the moving obstacles (model.move) at their pose: index, point,
                          normal, q, and their cells or polygons as /model/obstacles has them
   /frames/NNNNNN/polygons/  one cell per contact pair (models with polyhedral bodies):
@@ -86,6 +89,8 @@ _INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp
 
 # shapes drawn by their faces (variable cells: a polyhedron's)
 POLYGONAL = [k for k, s in shapes.KINDS.items() if s.POLYGONS is not None]
+# shapes with parts drawn as points with a radius (a compound's spheres)
+POINTED = [k for k, s in shapes.KINDS.items() if getattr(s, "POINTS", None) is not None]
 
 
 def history_names(event_names=()):
@@ -176,6 +181,16 @@ class ResultsWriter:
             rows = np.flatnonzero(bodies.shape[:n] == kind)
             self._polygons(g.create_group(shape.POLYGONS["group"]), shape, bodies, rows,
                            R[rows], ("gid", "material", "v", "w"))
+        for kind in self.pointed:                  # parts drawn as points with a radius
+            shape = shapes.KINDS[kind]
+            rows = np.flatnonzero(bodies.shape[:n] == kind)
+            x, radius, owner = shape.points(bodies, rows, R[rows])
+            gp = g.create_group(shape.POINTS["group"])
+            b = rows[owner]
+            for name, data in (("x", x), ("radius", radius), ("gid", bodies.gid[b]),
+                               ("material", bodies.material[b]),
+                               ("v", bodies.v[b] + np.cross(bodies.w[b], x - bodies.x[b]))):
+                self._rows(gp, name, data)
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "origin", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
@@ -268,6 +283,8 @@ class ResultsWriter:
         self.polygonal = [kind for kind in POLYGONAL
                           if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
         self.contact_polygons = bool(self.polygonal)   # multi-point pairs: polygons per pair
+        self.pointed = [kind for kind in POINTED       # and as points of their parts
+                        if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
         f.close()
         self._publish(self.model_part)
 
