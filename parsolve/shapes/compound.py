@@ -379,7 +379,7 @@ def bounding_radius(c):
 class Parts:
     """The parts of placed compounds as a placed-shape table of their own (x, q, radius,
     shape, template), with owner (the index into the rows given) and part (its number in its
-    compound): what the narrow phase's pair functions take."""
+    compound): what the narrow phase's pair functions take. Rows of one template at once."""
 
     def __init__(self, placed, rows, R=None):
         from . import NONE, POLYHEDRON, SPHERE
@@ -387,25 +387,28 @@ class Parts:
 
         rows = np.asarray(rows, np.int64)
         R = quat_to_matrix(placed.q[rows]) if R is None else R
-        x, radius, shape, template, owner, part = [], [], [], [], [], []
-        for k, r in enumerate(rows):
-            c = compound(int(placed.template[r]))
-            ns, nb = len(c.radii), len(c.hulls)
-            local = np.concatenate([c.centres, c.block_centres])
-            x.append(placed.x[r] + np.einsum("ij,nj->ni", R[k], local))
-            radius += [c.radii, [h.radius for h in c.hulls]]
-            shape += [np.full(ns, SPHERE, np.int8), np.full(nb, POLYHEDRON, np.int8)]
-            template += [np.full(ns, NONE, np.int64), c.keys]
-            owner.append(np.full(ns + nb, k, np.int64))
-            part.append(np.arange(ns + nb, dtype=np.int64))
-        cat = lambda a, dtype, tail=(): np.concatenate(a).astype(dtype) if a else \
-            np.zeros((0,) + tail, dtype)                                        # noqa: E731
-        self.x = cat(x, float, (3,)).reshape(-1, 3)
-        self.radius = cat(radius, float)
-        self.shape = cat(shape, np.int8)
-        self.template = cat(template, np.int64)
-        self.owner = cat(owner, np.int64)
-        self.part = cat(part, np.int64)
+        keys, which = np.unique(placed.template[rows], return_inverse=True)
+        which = which.reshape(-1)
+        shapes = [compound(int(k)) for k in keys]
+        counts = np.array([c.parts for c in shapes], np.int64)[which] if len(rows) else \
+            np.zeros(0, np.int64)
+        self.owner = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
+        self.part = np.arange(len(self.owner), dtype=np.int64) - \
+            np.repeat(np.cumsum(counts) - counts, counts)
+        n = len(self.owner)
+        self.x, self.radius = np.zeros((n, 3)), np.zeros(n)
+        self.shape, self.template = np.zeros(n, np.int8), np.zeros(n, np.int64)
+        for t, c in enumerate(shapes):
+            at = np.flatnonzero(which[self.owner] == t)
+            ns = len(c.radii)
+            local = np.concatenate([c.centres, c.block_centres])[self.part[at]]
+            o = self.owner[at]
+            self.x[at] = placed.x[rows[o]] + np.einsum("nij,nj->ni", R[o], local)
+            self.radius[at] = np.concatenate([c.radii, [h.radius for h in c.hulls]])[
+                self.part[at]]
+            self.shape[at] = np.where(self.part[at] < ns, SPHERE, POLYHEDRON)
+            self.template[at] = np.concatenate([np.full(ns, NONE, np.int64), c.keys])[
+                self.part[at]]
         self.q = placed.q[rows][self.owner] if len(rows) else np.zeros((0, 4))
 
     def __len__(self):
