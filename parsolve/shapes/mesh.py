@@ -630,28 +630,30 @@ def cylinder_surface(radius, length, sides, rings=1, caps=True):
     return weld(P[T])
 
 
-def hopper_surface(outlet, width, height, bin_height, n=4):
-    """(vertices, triangles) of a square hopper open at both ends: a square outlet of side
-    `outlet` at z = 0, walls widening to `width` at z = height (a frustum), then a vertical
-    bin of that width to height + bin_height; each of its eight panels cut into n x n squares
-    of two triangles, facing inwards (into the hopper)."""
+def hopper_surface(outlet, width, height, bin_height, n=4, sides=4):
+    """(vertices, triangles) of a hopper open at both ends, about the z axis: a regular
+    polygon of `sides` sides (4: square, 48: nearly round) `outlet` across its flats at
+    z = 0, walls widening to `width` across at z = height (a frustum; height 0: a flat
+    floor with the outlet in it, a silo's), then a vertical bin of that width to height +
+    bin_height; each panel cut into n x n squares of two triangles, facing inwards."""
     from ..io.meshfile import weld
+    from ..platform import libm
 
-    a0, a1, z1, z2 = 0.5 * outlet, 0.5 * width, height, height + bin_height
+    a = 2.0 * np.pi * (np.arange(sides + 1) + 0.5) / sides
+    corner = np.stack([libm.cos(a), libm.sin(a)], axis=1) / float(libm.cos(
+        np.array([np.pi / sides]))[0])                  # unit apothem
     u = np.linspace(0.0, 1.0, n + 1)
     U, W = np.meshgrid(u, u, indexing="ij")
     i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     q = (i * (n + 1) + j).ravel()
     cells = np.concatenate([np.stack([q, q + n + 2, q + n + 1], 1),
                             np.stack([q, q + 1, q + n + 2], 1)])
+    rings = [(0.5 * outlet, 0.0), (0.5 * width, height), (0.5 * width, height + bin_height)]
     parts = []
-    for k in range(4):                          # four sides, turned by 90 degrees
-        c, s_ = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][k]
-        turn = lambda x, y, z: np.array([c * x - s_ * y, s_ * x + c * y, z])  # noqa: E731
-        for p00, p10, p01, p11 in ((turn(a0, -a0, 0), turn(a0, a0, 0), turn(a1, -a1, z1),
-                                    turn(a1, a1, z1)),
-                                   (turn(a1, -a1, z1), turn(a1, a1, z1), turn(a1, -a1, z2),
-                                    turn(a1, a1, z2))):
+    for (r0, z0), (r1, z1) in zip(rings[:-1], rings[1:]):
+        for k in range(sides):
+            p00, p10 = np.append(r0 * corner[k], z0), np.append(r0 * corner[k + 1], z0)
+            p01, p11 = np.append(r1 * corner[k], z1), np.append(r1 * corner[k + 1], z1)
             P = (p00 * ((1 - U) * (1 - W))[..., None] + p10 * (U * (1 - W))[..., None]
                  + p01 * ((1 - U) * W)[..., None] + p11 * (U * W)[..., None])
             parts.append(P.reshape(-1, 3)[cells])
