@@ -389,7 +389,8 @@ cdef void hull2d(const Pts* pts, const index_t* group, index_t m, XY* xy, index_
     cdef double u[3]
     cdef double v[3]
     cdef double ln, scale = 0.0, tol
-    cdef index_t k, j, top, pass_
+    cdef index_t k, j, top, pass_, n
+    cdef bint changed
     cdef XY x
     if fabs(nrm[0]) < 0.9:
         axis[0], axis[1], axis[2] = 1.0, 0.0, 0.0
@@ -417,16 +418,29 @@ cdef void hull2d(const Pts* pts, const index_t* group, index_t m, XY* xy, index_
         if fabs(xy[k].b) > scale:
             scale = fabs(xy[k].b)
     tol = 1e-12 * scale * scale
+    n = 0                                  # the cycle: part[:n], each chain's stack after it
     for pass_ in range(2):
         top = 0
         for k in range(m):
             j = k if pass_ == 0 else m - 1 - k
-            while top >= 2 and turn(&xy[part[top - 2]], &xy[part[top - 1]], &xy[j]) <= tol:
+            while top >= 2 and turn(&xy[part[n + top - 2]], &xy[part[n + top - 1]],
+                                    &xy[j]) <= tol:
                 top -= 1
-            part[top] = j
+            part[n + top] = j
             top += 1
-        for k in range(top - 1):
-            keep[xy[part[k]].q] = True
+        n += top - 1
+    changed = True                         # corners straight between their neighbours
+    while changed and n > 2:
+        changed = False
+        for k in range(n):
+            if turn(&xy[part[(k + n - 1) % n]], &xy[part[k]], &xy[part[(k + 1) % n]]) <= tol:
+                for j in range(k, n - 1):
+                    part[j] = part[j + 1]
+                n -= 1
+                changed = True
+                break
+    for k in range(n):
+        keep[xy[part[k]].q] = True
 
 
 cdef index_t merge_points(Pts* pts, index_t* order, XY* xy, index_t* part,
@@ -598,7 +612,7 @@ def poly_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, :
                     free(xy)
                     free(keep)
                     order = <index_t*>malloc(room * sizeof(index_t))
-                    part = <index_t*>malloc((room + 1) * sizeof(index_t))
+                    part = <index_t*>malloc(2 * (room + 1) * sizeof(index_t))
                     xy = <XY*>malloc(room * sizeof(XY))
                     keep = <bint*>malloc(room * sizeof(bint))
                     if not (order and part and xy and keep):

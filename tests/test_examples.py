@@ -34,7 +34,8 @@ def run_example(name, tmp_path, *args):
 
 def test_examples_folder_holds_the_scripts_tested_here():
     assert sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) == \
-        ["arch.py", "cam_follower.py", "collapse.py", "direct_shear.py", "pour.py"]
+        ["arch.py", "cam_follower.py", "collapse.py", "direct_shear.py", "drum.py", "hopper.py",
+         "pour.py"]
     # cam_follower.py is run and checked by tests/test_drivers.py
 
 
@@ -108,3 +109,56 @@ def test_arch_a_thick_one_stands_a_thin_one_falls(tmp_path):
     first, last, h = run_example("arch", tmp_path, "--blocks", "11", "--ratio", "0.05",
                                  "--duration", "0.3")
     assert first["x"][5, 2] - last["x"][5, 2] > 0.05
+
+
+def test_hopper_the_beads_flow_out_of_the_stl_hopper_once_the_gate_opens(tmp_path):
+    """examples/hopper.py, short: beads and clumps in a cone read from the STL the script
+    writes (millimetres); nothing leaves while the gate is shut, beads leave once it has
+    slid away, none passes through the cone's walls; the gate is drawn where it went."""
+    out = str(tmp_path / "hopper.h5")
+    p = subprocess.run([sys.executable, "-m", "parsolve.cli", "run",
+                        os.path.join(EXAMPLES, "hopper.py"), "--output", out, "--",
+                        "--beads", "300", "--clumps", "60", "--duration", "0.3", "--open",
+                        "0.1"], cwd=tmp_path, env=ENV, capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "Beverloo" in p.stdout
+    sys.path.insert(0, EXAMPLES)
+    try:
+        import hopper
+    finally:
+        sys.path.remove(EXAMPLES)
+    with h5py_module().File(out, "r") as f:
+        t = f["sensors/out/time"][()]
+        below = f["sensors/out/below"][()][:, :, 0].sum(axis=1)
+        last = f["frames/time"].shape[0] - 1
+        x = f[f"frames/{last:06d}/bodies/x"][()]
+        radius = f[f"frames/{last:06d}/bodies/radius"][()]
+        gate = f[f"frames/{last:06d}/obstacles/point"][()]
+        energy = {q: f[f"history/{q}"][()] for q in ("kinetic_energy", "potential_energy",
+                                                     "energy_error")}
+    assert below[t < 0.1].max() == 0 and below[-1] > 10
+    np.testing.assert_allclose(gate, [(0.1, 0, -0.005)], atol=1e-12)
+    inside = x[:, 2] > 0.005                              # in the cone or the bin
+    wall = 0.5 * hopper.OUTLET + (0.5 * hopper.WIDTH - 0.5 * hopper.OUTLET) * np.minimum(
+        x[inside, 2] / hopper.RISE, 1)
+    assert (np.hypot(x[inside, 0], x[inside, 1]) < wall + 0.1 * radius[inside]).all()
+    e0 = energy["kinetic_energy"][0] + energy["potential_energy"][0]
+    assert np.abs(energy["energy_error"]).max() < 1e-6 * abs(e0)
+
+
+def test_drum_the_beads_stay_in_the_turning_drum_and_the_balance_closes(tmp_path):
+    """examples/drum.py, short: beads in the turning drum mesh stay inside it, are lifted on
+    the rising side, and the energy balance closes with the drum's work."""
+    first, last, h = run_example("drum", tmp_path, "--beads", "300", "--duration", "0.4",
+                                 "--omega", "3")
+    sys.path.insert(0, EXAMPLES)
+    try:
+        import drum
+    finally:
+        sys.path.remove(EXAMPLES)
+    r = np.hypot(last["x"][:, 1], last["x"][:, 2])
+    assert (r < drum.R_DRUM).all()
+    assert last["x"][:, 1].mean() > first["x"][:, 1].mean() + 0.002      # carried up on +y
+    e0 = h["kinetic_energy"][0] + h["potential_energy"][0]
+    assert np.abs(h["energy_error"]).max() < 1e-6 * abs(e0)

@@ -233,8 +233,8 @@ def _pose(mesh, x, pose):
     the mesh where it was read."""
     if pose is None:
         return np.ascontiguousarray(x, float), None
-    t, R = pose
-    return np.ascontiguousarray((np.asarray(x, float) - t) @ R), R
+    t, R = pose                   # einsum, not BLAS: a row's bits whatever the rows' number
+    return np.ascontiguousarray(np.einsum("ji,nj->ni", R, np.asarray(x, float) - t)), R
 
 
 def sphere_contacts(mesh, x, radius, margin, pose=None, kernel=None):
@@ -260,8 +260,8 @@ def sphere_contacts(mesh, x, radius, margin, pose=None, kernel=None):
         cap = n
     out = {k: v[:n] for k, v in out.items()}
     if R is not None:
-        out["normal"] = out["normal"] @ R.T
-        out["point"] = out["point"] @ R.T + pose[0]
+        out["normal"] = np.einsum("ij,nj->ni", R, out["normal"])
+        out["point"] = np.einsum("ij,nj->ni", R, out["point"]) + pose[0]
     return out
 
 
@@ -275,3 +275,25 @@ def sphere_pairs(A, s, mesh, k, margin, pose=None):
     return {"a": np.asarray(s, np.int64)[c["sphere"]], "b": np.full(len(c["gap"]), k, np.int64),
             "feature": c["feature"], "normal": c["normal"], "point": c["point"],
             "gap": c["gap"]}
+
+
+def by_mesh(pairs):
+    """A pair function of contact/narrow.py (A's rows i against mesh obstacles j of the
+    placed table B) from pairs(A, rows, mesh, k, margin, pose), called once per mesh."""
+    def f(A, i, B, j, margin):
+        from ..shapes import mesh as shape
+
+        parts = []
+        for k in np.unique(j):
+            got = pairs(A, np.asarray(i)[j == k], shape.mesh(int(B.template[k])), int(k),
+                        margin, shape.pose(B, k))
+            if got is not None:
+                parts.append(got)
+        if not parts:
+            return None
+        return {f: np.concatenate([p[f] for p in parts]) for f in parts[0]}
+    f.__name__ = f.__qualname__ = f"{pairs.__name__}_by_mesh"
+    return f
+
+
+sphere_on_mesh = by_mesh(sphere_pairs)

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from .mesh import PATCH, SAME, SHIFT, _dot, _features, _kernel, _pose
+from .mesh import PATCH, SAME, SHIFT, _dot, _features, _kernel, _pose, by_mesh
 from .polyhedra import EDGE_BIAS, MAXP, Pack, corner_id, mix_int
 
 MASK = (1 << 63) - 1
@@ -318,7 +318,7 @@ def _merge_points(pts):
 def _hull2d(pts, group):
     """The members of `group` (indices into pts) at the corners of their convex hull, in the
     plane normal to the group's normal (Andrew's monotone chain; turns within 1e-12 of the
-    extent squared are straight)."""
+    extent squared are straight, at the chains' ends too)."""
     nrm = pts[group[0]][4]
     axis = (1.0, 0.0, 0.0) if abs(nrm[0]) < 0.9 else (0.0, 1.0, 0.0)
     u = _cross(nrm, axis)
@@ -334,15 +334,26 @@ def _hull2d(pts, group):
     def turn(o, a, b):
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
-    corners = set()
+    cycle = []
     for seq in (xy, xy[::-1]):
         part = []
         for c in seq:
             while len(part) >= 2 and turn(part[-2], part[-1], c) <= tol:
                 part.pop()
             part.append(c)
-        corners.update(c[3] for c in part[:-1])
-    return sorted(corners)
+        cycle += part[:-1]
+    # a chain's first point may lie on an edge that round-off tilts past the sort's axis
+    # (a nearly vertical side: its far end sorts after it): drop every corner of the cycle
+    # straight between its neighbours, and repeated ones
+    changed = True
+    while changed and len(cycle) > 2:
+        changed = False
+        for k in range(len(cycle)):
+            if turn(cycle[k - 1], cycle[k], cycle[(k + 1) % len(cycle)]) <= tol:
+                del cycle[k]
+                changed = True
+                break
+    return sorted(set(c[3] for c in cycle))
 
 
 # -- the wrappers -----------------------------------------------------------------------------
@@ -376,8 +387,8 @@ def block_contacts(mesh, packed, t, x, R, margin, pose=None, kernel=None):
     out["feature"] = np.zeros(n, np.int64)
     _features(out["block"], out["raw"], out["feature"], n)
     if pose is not None:
-        out["normal"] = out["normal"] @ pose[1].T
-        out["point"] = out["point"] @ pose[1].T + pose[0]
+        out["normal"] = np.einsum("ij,nj->ni", pose[1], out["normal"])
+        out["point"] = np.einsum("ij,nj->ni", pose[1], out["point"]) + pose[0]
     return out
 
 
@@ -412,3 +423,6 @@ def block_pairs(A, rows, mesh, k, margin, pose=None):
     return {"a": rows[c["block"]], "b": np.full(len(c["gap"]), k, np.int64),
             "feature": c["feature"], "normal": c["normal"], "point": c["point"],
             "gap": c["gap"]}
+
+
+block_on_mesh = by_mesh(block_pairs)     # boxes and polyhedra on mesh obstacles (narrow.py)

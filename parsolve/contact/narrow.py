@@ -18,7 +18,7 @@ import numpy as np
 
 from ..dynamics.rotation import quat_to_matrix
 from ..errors import InputError
-from ..shapes import BOX, PLANE, POLYHEDRON, SPHERE, box, name
+from ..shapes import BOX, COMPOUND, KINDS, MESH, PLANE, POLYHEDRON, SPHERE, box, name
 
 PAIRS = {}      # (kind of A, kind of B) -> pair function
 
@@ -159,6 +159,9 @@ def _concat(parts):
 
 def _register_all():
     from .boxbox import box_box
+    from .compound import compound_pairs
+    from .mesh import sphere_on_mesh
+    from .mesh_poly import block_on_mesh
     from .polyhedra import poly_plane, poly_poly, sphere_poly
 
     register(SPHERE, SPHERE, sphere_sphere)
@@ -170,6 +173,11 @@ def _register_all():
     register(BOX, POLYHEDRON, poly_poly)
     register(POLYHEDRON, PLANE, poly_plane)
     register(SPHERE, POLYHEDRON, sphere_poly)
+    register(SPHERE, MESH, sphere_on_mesh)          # meshes are obstacles only: B
+    register(BOX, MESH, block_on_mesh)
+    register(POLYHEDRON, MESH, block_on_mesh)
+    for kind in KINDS:                              # a compound meets what its parts meet
+        register(COMPOUND, kind, compound_pairs)
 
 
 _register_all()

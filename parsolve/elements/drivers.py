@@ -1,8 +1,14 @@
 """Motions and forces given as functions of time: moving obstacles (rheonomic constraints: a
-vibrating floor, a piston face, a cam) and time-dependent loads (a follower's valve force).
+vibrating floor, a piston face, a cam, a turning drum, a mixer's blade, a tilting box) and
+time-dependent loads (a follower's valve force).
 
-A moving obstacle translates: its point is point0 + displacement(t), its velocity(t) the
-displacement's derivative. Contacts with it are rheonomic rows: their U is the body point's
+A moving obstacle follows a rigid motion: a translation by displacement(t), with velocity(t)
+its derivative, and optionally a turn by angle(t) about an axis through a centre (a point of
+the obstacle at t = 0, carried by the displacement), with rate(t) the angle's derivative: a
+point y of the obstacle at t = 0 is at c + d(t) + Rot(t) (y - c) at t, and the obstacle's
+velocity at a point p is v(t) + omega(t) x (p - c - d(t)), omega = rate(t) axis. Every kind of
+obstacle moves so (half-spaces, whose normal turns too; fixed boxes, spheres, polyhedra,
+meshes). Contacts with it are rheonomic rows: their U is the body point's
 velocity minus the obstacle's, so Newton's impact law acts on the relative velocity,
 v+ - c'(t) = -e (v- - c'(t)) (Siconos' notes on the cam-follower, eq. 11.2). A cam is the
 follower-axis form of that system: a half-space of normal n (the follower's direction of lift)
@@ -13,20 +19,23 @@ At run time both are elements (MovingObstacles, TimeLoads), replicated on every 
 signals each) and applied to whatever rows a rank holds. Detection sees a moving obstacle at
 its place at the detection time (the half step); a row with a moving obstacle gets the
 obstacle's velocity in its local frame at t (for the impact law's U(t)) and at t + h (for B),
-which the assembly subtracts from the body side (U = H u - w: a rheonomic row). The driver's
+which the assembly subtracts from the body side (U = H u - w: a rheonomic row; for a turning
+one, the velocity of its point where the row's point is). The driver's
 work on the bodies, R . (w(t) + w(t+h)) / 2, enters the energy balance as a load's work, and
 so does a time load's. Every signal is evaluated on every rank, rows or not: a callable that
 fails, fails everywhere at once.
 """
 import copy
+import math
 
 import numpy as np
 
+from ..dynamics.rotation import axis_angle_to_quat, quat_mul, quat_to_matrix
 from ..errors import InputError, everywhere
 from ..tables.checks import finite, unit
-from ..tables.keys import POINT
+from ..tables.keys import POINT, ROTATION
 from .base import Element
-from .signals import MotionSignal
+from .signals import MotionSignal, Signal
 
 
 class MovingObstacles(Element):
@@ -38,29 +47,64 @@ class MovingObstacles(Element):
         self.index = np.array([m["index"] for m in self.specs], np.int64)
 
     def obstacles(self, obstacles, t):
-        """The obstacles with the moving ones at their place at time t (a copy; the model's
-        stay at their initial places)."""
+        """The obstacles with the moving ones at their pose at time t (a copy; the model's
+        stay at their initial places; `moving` lists the moved rows, for the frames)."""
         if not len(self):
             return obstacles
         moved = copy.copy(obstacles)
         moved.point = obstacles.point.copy()
+        moved.moving = self.index
+        turning = any("turn" in m for m in self.specs)
+        if turning:
+            moved.normal, moved.q = obstacles.normal.copy(), obstacles.q.copy()
         for k, m in zip(self.index, self.specs):
-            moved.point[k] = obstacles.point[k] + m["displacement"](t)
+            d = m["displacement"](t)
+            if "turn" not in m:                      # a translation: as it always was
+                moved.point[k] = obstacles.point[k] + d
+                continue
+            turn = m["turn"]
+            q = axis_angle_to_quat(turn["axis"], turn["angle"](t))[None]
+            R = quat_to_matrix(q)[0]
+            c = turn["centre"]
+            moved.point[k] = c + d + _turned(R, obstacles.point[k] - c)
+            moved.normal[k] = _turned(R, obstacles.normal[k])
+            qk = quat_mul(q, obstacles.q[k][None])[0]
+            moved.q[k] = qk / math.sqrt(float(qk[0] * qk[0] + qk[1] * qk[1] + qk[2] * qk[2]
+                                                 + qk[3] * qk[3]))
         return moved
 
     def wall(self, rows, t):
         """(n, 3): each row's obstacle velocity at t in the row's local frame (zero for rows
-        without a moving obstacle, and for rolling rows: the obstacle translates), or None
-        when no row has one."""
+        without a moving obstacle), or None when no row has one: at a point row v(t), plus
+        omega(t) x (p - c(t)) at the row's point p for a turning one; at a rolling row (the
+        rotation geometry) omega(t), zero for one that only translates."""
         if not len(self):
             return None
         v = {int(k): m["velocity"](t) for k, m in zip(self.index, self.specs)}
-        hit = np.flatnonzero(np.isin(rows.obstacle, self.index) & (rows.b < 0)
-                             & (rows.geometry == POINT)) if len(rows) else []
+        spin = {int(k): (m["turn"]["rate"](t) * m["turn"]["axis"],
+                         m["turn"]["centre"] + m["displacement"](t))
+                for k, m in zip(self.index, self.specs) if "turn" in m}
+        moved = (np.isin(rows.obstacle, self.index) & (rows.b < 0)) if len(rows) else \
+            np.zeros(0, bool)
+        hit = np.flatnonzero(moved & (rows.geometry == POINT)) if len(rows) else []
+        turned = np.flatnonzero(moved & (rows.geometry == ROTATION)
+                                & np.isin(rows.obstacle, list(spin))) if spin else []
+        if len(turned):
+            out = np.zeros((len(rows), 3))
+            omega = np.array([spin[int(k)][0] for k in rows.obstacle[turned]])
+            out[turned] = np.einsum("nij,nj->ni", rows.frame[turned], omega)
+            if not len(hit):
+                return out
         if not len(hit):
             return None
-        world = np.array([v[int(k)] for k in rows.obstacle[hit]])
-        out = np.zeros((len(rows), 3))
+        obstacle = rows.obstacle[hit]
+        world = np.array([v[int(k)] for k in obstacle])
+        for k, (omega, c) in spin.items():
+            at = np.flatnonzero(obstacle == k)
+            if len(at):
+                world[at] += np.cross(omega, rows.point[hit[at]] - c)
+        if not len(turned):
+            out = np.zeros((len(rows), 3))
         out[hit] = np.einsum("nij,nj->ni", rows.frame[hit], world)
         return out
 
@@ -111,11 +155,18 @@ class DriverCommands:
     """Model commands of the time drivers (a mixin: the specs in model.elements["moving"] and
     model.elements["time_loads"])."""
 
-    def move(self, obstacle, displacement, velocity=None):
-        """Translate the obstacle named `obstacle` by displacement(t) [m] (a 3-vector
-        signal: a callable of t, or a linear spline (times, values (n, 3))) with velocity(t)
-        [m/s] its derivative: required for a callable (the contacts use it exactly), the
-        spline's slopes by default."""
+    def move(self, obstacle, displacement=None, velocity=None, angle=None, rate=None,
+             axis=(0.0, 0.0, 1.0), centre=None):
+        """Move the obstacle named `obstacle` (any kind: a half-space, a fixed box, sphere or
+        polyhedron, a mesh) rigidly: translate it by displacement(t) [m] (a 3-vector signal:
+        a callable of t, or a linear spline (times, values (n, 3)); none: it stays) with
+        velocity(t) [m/s] its derivative, and turn it by angle(t) [rad] (a scalar signal:
+        a callable, or a spline (times, values)) about the unit `axis` through `centre` (a
+        point at t = 0, default the obstacle's point; the displacement carries it) with
+        rate(t) [rad/s] the angle's derivative. A derivative is required for a callable
+        (the contacts use it exactly), the spline's slopes by default. A drum:
+        move("drum", angle=lambda t: w * t, rate=lambda t: w, axis=(1, 0, 0),
+        centre=(0, 0, 0.5))."""
         names = self.obstacles.names
         if obstacle not in names:
             raise InputError(f"move: no obstacle named {obstacle!r} (the model has "
@@ -124,14 +175,27 @@ class DriverCommands:
         what = f"moving obstacle {obstacle!r}"
         if any(m["name"] == obstacle for m in moving):
             raise InputError(f"{what}: already moves")
+        if displacement is None and angle is None:
+            raise InputError(f"{what}: give a displacement, an angle or both")
+        if displacement is None:
+            if velocity is not None:
+                raise InputError(f"{what}: a velocity needs its displacement")
+            displacement = velocity = (0.0, 0.0, 0.0)
         d = MotionSignal(f"{what}: displacement", displacement)
         if velocity is None:
             if d.f is not None:
                 raise InputError(f"{what}: a callable displacement needs its velocity= (the "
                                  "contacts use the obstacle's velocity exactly)")
             velocity = _spline_slopes(d)
-        moving.append({"name": obstacle, "index": names.index(obstacle), "displacement": d,
-                       "velocity": MotionSignal(f"{what}: velocity", velocity)})
+        spec = {"name": obstacle, "index": names.index(obstacle), "displacement": d,
+                "velocity": MotionSignal(f"{what}: velocity", velocity)}
+        if angle is not None:
+            k = names.index(obstacle)
+            spec["turn"] = _turn(what, angle, rate, axis, self.obstacles.point[k]
+                                 if centre is None else centre)
+        elif rate is not None or centre is not None:
+            raise InputError(f"{what}: rate= and centre= belong to a turn: give its angle=")
+        moving.append(spec)
         return obstacle
 
     def cam(self, point, normal, profile, speed, material, phase=0.0, slope=None, name=None):
@@ -166,24 +230,47 @@ class DriverCommands:
 def state(model):
     """What defines the moving obstacles and time loads, for the model's fingerprint."""
     out = [{"moving": m["name"], "displacement": m["displacement"].state(),
-            "velocity": m["velocity"].state(), "cam": m.get("cam")}
+            "velocity": m["velocity"].state(), "cam": m.get("cam"),
+            **({"turn": {"angle": m["turn"]["angle"].state(), "rate": m["turn"]["rate"].state(),
+                         "axis": m["turn"]["axis"].tolist(),
+                         "centre": m["turn"]["centre"].tolist()}} if "turn" in m else {})}
            for m in model.elements.get(MovingObstacles.NAME, [])]
     out += [{"load": t["body"], "force": t["force"].state(), "torque": t["torque"].state()}
             for t in model.elements.get(TimeLoads.NAME, [])]
     return out
 
 
+def _turned(R, y):
+    """R y in plain arithmetic (no BLAS: the same bits on every CPU)."""
+    return R[:, 0] * y[0] + R[:, 1] * y[1] + R[:, 2] * y[2]
+
+
+def _turn(what, angle, rate, axis, centre):
+    """A turn's spec: angle and rate (scalar signals), the unit axis, the centre."""
+    a = Signal(f"{what}: angle", angle)
+    if rate is None:
+        if a.f is not None:
+            raise InputError(f"{what}: a callable angle needs its rate= (the contacts use "
+                             "the obstacle's angular velocity exactly)")
+        rate = _spline_slopes(a)
+    return {"angle": a, "rate": Signal(f"{what}: rate", rate),
+            "axis": unit(f"{what}: axis", axis), "centre": finite(f"{what}: centre", centre,
+                                                                  (3,))}
+
+
 def _spline_slopes(d):
-    """The velocity of a displacement spline: its slope on each interval, as a step spline
-    (values at each knot's right; zero beyond the ends)."""
+    """The derivative of a spline signal (a displacement's (n, 3) values, or an angle's
+    (n,)): its slope on each interval, as a step signal (values at each knot's right; zero
+    beyond the ends)."""
     t, x = d.times, d.values
+    zero = np.zeros(x.shape[1:]) if x.ndim > 1 else 0.0
     if len(t) < 2:
-        return np.zeros(3)
-    slope = np.diff(x, axis=0) / np.diff(t)[:, None]
+        return zero if x.ndim > 1 else (lambda s: 0.0)
+    slope = np.diff(x, axis=0) / (np.diff(t)[:, None] if x.ndim > 1 else np.diff(t))
 
     def velocity(s):
         k = np.searchsorted(t, s, side="right") - 1
-        return slope[k] if 0 <= k < len(slope) else np.zeros(3)
+        return slope[k] if 0 <= k < len(slope) else zero
     return velocity
 
 

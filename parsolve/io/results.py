@@ -12,8 +12,10 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
   /model/obstacles/      point, normal, material, shape, q, radius, half (one row per
                          obstacle: a half-space's point and normal into the free side; a fixed
                          box's centre, orientation and half extents; a fixed sphere's centre
-                         and radius), attrs names; per shape kind drawn as cells (boxes/):
-                         vertices, connectivity, obstacle, material
+                         and radius), attrs names; per shape kind drawn as cells (boxes/:
+                         vertices, connectivity) or polygons (polyhedra/, meshes/: vertices,
+                         topology), with obstacle, material per cell, at their initial place;
+                         still/ the same of the obstacles that never move (with moving ones)
   /history/<name>        one row per step, names in HISTORY (time, kinetic_energy, ...) and
                          event_<name> per solver event (e.g. a linear-solve fallback);
                          petsc_residual: the residual from W assembled in PETSc (NaN on
@@ -37,6 +39,11 @@ Layout of NAME.h5 as a reader sees it (SI units; vectors in the world frame; qua
                          on A in the local frame, normal first), gap, normal and force (the
                          mean force on A over the step, world frame: frame^T R / step),
                          status (laws.codes.STATUS: 0 open, 1 sticking, 2 sliding, ...)
+  /frames/NNNNNN/compounds/, clumps/  compound bodies by their parts: their blocks' faces
+                         as polyhedra/ has them; their spheres as points x, radius, gid,
+                         material, v (the sphere's centre's velocity)
+  /frames/NNNNNN/obstacles/ the moving obstacles (model.move) at their pose: index, point,
+                         normal, q, and their cells or polygons as /model/obstacles has them
   /frames/NNNNNN/polygons/  one cell per contact pair (models with polyhedral bodies):
                          vertices (the pair's points ordered around their centre),
                          topology (XDMF Mixed: 3 polygon, 2 line, 1 vertex; count; point ids),
@@ -89,6 +96,8 @@ _INT = {"step", "contacts", "iterations", "converged", "newton_iterations", "ksp
 
 # shapes drawn by their faces (variable cells: a polyhedron's)
 POLYGONAL = [k for k, s in shapes.KINDS.items() if s.POLYGONS is not None]
+# shapes with parts drawn as points with a radius (a compound's spheres)
+POINTED = [k for k, s in shapes.KINDS.items() if getattr(s, "POINTS", None) is not None]
 
 
 def history_names(event_names=()):
@@ -115,7 +124,7 @@ class ResultsWriter:
     """
 
     def __init__(self, path, comm, model, bodies, step_size, parts=None, leg=0, inherited=None,
-                 names=HISTORY, flush_every=200):
+                 names=HISTORY, flush_every=200, moving=()):
         self.path, self.comm, self.h = path, comm, step_size
         self.parts = parts or parts_dir(path)
         self.leg, self.flush_every = int(leg), flush_every
@@ -138,6 +147,7 @@ class ResultsWriter:
                         os.remove(old)            # a fresh run: no part of an old one stays
                 self.segments, self.missing = _describe_parts(self.parts, inherited or ())
         self.writes.settle("results folder")
+        self.moving = np.asarray(moving, np.int64)       # obstacles drawn in every frame
         self.model_part = f"model-{self.leg:09d}.h5"
         self._model(self._collective_file(self.model_part), model, bodies)
         self._point = "segment-write"
@@ -157,15 +167,16 @@ class ResultsWriter:
         if len(self.rows[group]) >= self.flush_every:
             self._flush()
 
-    def frame(self, step, time, bodies, contacts):
-        """A frame of the bodies and rows (collective)."""
+    def frame(self, step, time, bodies, contacts, obstacles=None):
+        """A frame (collective): the bodies, the contacts and (`obstacles`, the placed table
+        at `time`) the moving obstacles at their pose."""
         self.step = int(step)
         seg = self._segment()
         with self.writes.unit("results segment", self._name(seg["name"])):
-            self._frame(seg, step, time, bodies, contacts)
+            self._frame(seg, step, time, bodies, contacts, obstacles)
         self.writes.settle("results segment")
 
-    def _frame(self, seg, step, time, bodies, contacts):
+    def _frame(self, seg, step, time, bodies, contacts, obstacles=None):
         f = seg["file"]
         g = f.create_group(f"frames/{len(seg['frames']):06d}")
         n = bodies.n_owned
@@ -188,6 +199,16 @@ class ResultsWriter:
             rows = np.flatnonzero(bodies.shape[:n] == kind)
             self._polygons(g.create_group(shape.POLYGONS["group"]), shape, bodies, rows,
                            R[rows], ("gid", "material", "v", "w"))
+        for kind in self.pointed:                  # parts drawn as points with a radius
+            shape = shapes.KINDS[kind]
+            rows = np.flatnonzero(bodies.shape[:n] == kind)
+            x, radius, owner = shape.points(bodies, rows, R[rows])
+            gp = g.create_group(shape.POINTS["group"])
+            b = rows[owner]
+            for name, data in (("x", x), ("radius", radius), ("gid", bodies.gid[b]),
+                               ("material", bodies.material[b]),
+                               ("v", bodies.v[b] + np.cross(bodies.w[b], x - bodies.x[b]))):
+                self._rows(gp, name, data)
         gc = g.create_group("contacts")
         for name in ("k1", "k2", "origin", "point", "frame", "R", "gap"):
             self._rows(gc, name, getattr(contacts, name))
@@ -196,6 +217,12 @@ class ResultsWriter:
         self._rows(gc, "status", laws.status(contacts.kind, contacts.param, contacts.R))
         if self.contact_polygons:
             self._contact_polygons(g.create_group("polygons"), contacts)
+        if len(self.moving) and obstacles is not None:    # replicated: equal on every rank
+            go = g.create_group("obstacles")
+            self._same(go, "index", self.moving)
+            for name in ("point", "normal", "q"):
+                self._same(go, name, getattr(obstacles, name)[self.moving])
+            self._obstacle_cells(go, obstacles, self.moving)
         g.attrs.update(time=float(time), step=int(step))
         seg["frames"].append((int(step), float(time)))
         seg["last"] = int(step)
@@ -298,29 +325,16 @@ class ResultsWriter:
         for name in ("shape", "q", "radius"):
             self._same(o, name, getattr(obst, name))
         self._same(o, "half", _box_half(obst, len(obst)))
-        for kind, shape in shapes.KINDS.items():   # fixed shapes drawn as cells
-            rows = np.flatnonzero(obst.shape == kind)
-            if shape.CELLS is not None and len(rows):
-                verts = shape.cell_points(obst, rows, quat_to_matrix(obst.q[rows]))
-                gx = o.create_group(shape.CELLS["group"])
-                self._same(gx, "vertices", verts.reshape(-1, 3))
-                self._same(gx, "connectivity", _connectivity(shape, 0, len(rows)))
-                self._same(gx, "obstacle", rows)
-                self._same(gx, "material", obst.material[rows])
+        self._obstacle_cells(o, obst, np.arange(len(obst)))
+        if len(self.moving):                       # the still ones apart: XDMF's static part
+            self._obstacle_cells(o.create_group("still"), obst,
+                                 np.setdiff1d(np.arange(len(obst)), self.moving))
         # the bodies' shapes drawn as polygons, where any rank has some
         self.polygonal = [kind for kind in POLYGONAL
                           if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
         self.contact_polygons = bool(self.polygonal)   # multi-point pairs: polygons per pair
-        for kind in POLYGONAL:                     # every rank writes the same: rank 0's
-            rows = np.flatnonzero(obst.shape == kind)
-            if not len(rows):
-                continue
-            pts, topo, owner = shapes.KINDS[kind].polygons(obst, rows,
-                                                           quat_to_matrix(obst.q[rows]))
-            gx = o.create_group(shapes.KINDS[kind].POLYGONS["group"])
-            for name, data in (("vertices", pts), ("topology", topo),
-                               ("obstacle", rows[owner]), ("material", obst.material[rows][owner])):
-                self._same(gx, name, data)
+        self.pointed = [kind for kind in POINTED       # and as points of their parts
+                        if self.comm.sum(int(np.sum(bodies.shape[:n] == kind))) > 0]
 
     def _polygons(self, group, shape, placed, rows, R, fields):
         """This rank's `rows` of a polygonal shape as polygon faces (every rank writes its
@@ -436,6 +450,28 @@ class ResultsWriter:
         ds = group.create_dataset(name, shape=data.shape, dtype=data.dtype)
         if self.comm.root:
             self.writes.attempt(_final(group.file.filename), self._put, ds, 0, data)
+
+    def _obstacle_cells(self, group, obst, rows):
+        """The obstacles `rows` drawn under `group`: cells per kind (boxes/: vertices,
+        connectivity) and polygons per kind (polyhedra/, meshes/: vertices, topology), each
+        with obstacle (index) and material per cell. Replicated data: rank 0 writes it."""
+        for kind, shape in shapes.KINDS.items():
+            at = rows[obst.shape[rows] == kind]
+            if not len(at):
+                continue
+            R = quat_to_matrix(obst.q[at])
+            if shape.CELLS is not None:
+                gx = group.create_group(shape.CELLS["group"])
+                self._same(gx, "vertices", shape.cell_points(obst, at, R).reshape(-1, 3))
+                self._same(gx, "connectivity", _connectivity(shape, 0, len(at)))
+                self._same(gx, "obstacle", at)
+                self._same(gx, "material", obst.material[at])
+            elif shape.POLYGONS is not None:
+                pts, topo, owner = shape.polygons(obst, at, R)
+                gx = group.create_group(shape.POLYGONS["group"])
+                for name, data in (("vertices", pts), ("topology", topo), ("obstacle", at[owner]),
+                                   ("material", obst.material[at][owner])):
+                    self._same(gx, name, data)
 
     def _rows(self, group, name, local):
         """A dataset of every rank's rows of `local`, each rank writing its own slice."""

@@ -16,9 +16,13 @@ Temporal collections:
              polyhedral bodies (every pair of the run then, of any shapes);
   "polyhedra" convex polyhedra drawn by their faces (XDMF Mixed polygons: a closed surface
              per block), with per-face data id, material, velocity, angular_velocity;
-  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra:
-             their faces), with cell data obstacle (its index) and material, the same at
-             every time; only when the model has some.
+  "compounds", "clumps"  compound bodies by their parts: their blocks' faces as polygons
+             (as "polyhedra"), their spheres as points with id, material, radius (Glyph
+             filter, scale by radius) and velocity;
+  "obstacles" the fixed shapes drawn as cells (fixed boxes: hexahedra; fixed polyhedra and
+             meshes: their faces), with cell data obstacle (its index) and material; the
+             still ones the same at every time, the moving ones (model.move) at their pose
+             in each frame; only when the model has some.
 Heavy data stay in the HDF5 file; the XDMF only points at datasets (through the results
 index, so it reads what the index holds).
 """
@@ -29,6 +33,8 @@ from .. import shapes
 
 CELL_SHAPES = [s for s in shapes.KINDS.values() if s.CELLS is not None]
 POLYGON_GROUPS = [s.POLYGONS["group"] for s in shapes.KINDS.values() if s.POLYGONS is not None]
+POINT_GROUPS = [s.POINTS["group"] for s in shapes.KINDS.values()
+                if getattr(s, "POINTS", None) is not None]
 
 # (attribute name, dataset, XDMF attribute type, number type, precision, components)
 BODY_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1), ("shape", "shape", "Scalar", "Char", 1, 1),
@@ -45,6 +51,10 @@ CELL_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1),        # bodies drawn a
 POLYGON_ATTRIBUTES = CELL_ATTRIBUTES[:4]                # a polyhedron's faces: its data
 OBSTACLE_ATTRIBUTES = (("obstacle", "obstacle", "Scalar", "Int", 8, 1),
                        ("material", "material", "Scalar", "Int", 4, 1))
+PART_ATTRIBUTES = (("id", "gid", "Scalar", "Int", 8, 1),           # parts drawn as points
+                   ("material", "material", "Scalar", "Int", 4, 1),
+                   ("radius", "radius", "Scalar", "Float", 8, 1),
+                   ("velocity", "v", "Vector", "Float", 8, 3))
 CONTACT_ATTRIBUTES = (("force", "force", "Vector", "Float", 8, 3),
                       ("normal", "normal", "Vector", "Float", 8, 3),
                       ("R", "R", "Vector", "Float", 8, 3), ("gap", "gap", "Scalar", "Float", 8, 1),
@@ -65,11 +75,10 @@ def write_xdmf(results_path, xdmf_path=None):
     xdmf_path = xdmf_path or os.path.splitext(results_path)[0] + ".xdmf"
     ref = os.path.relpath(results_path, os.path.dirname(os.path.abspath(xdmf_path)))
     grids = {"bodies": [], **{s.CELLS["group"]: [] for s in CELL_SHAPES},
-             **{group: [] for group in POLYGON_GROUPS},
+             **{group: [] for group in POLYGON_GROUPS + POINT_GROUPS},
              "contacts": [], "contact_polygons": [], "obstacles": []}
     with h5py.File(results_path, "r") as f:
         frames = f["frames"]
-        fixed = [s for s in CELL_SHAPES if f"model/obstacles/{s.CELLS['group']}" in f]
         for k, t in enumerate(frames["time"][()]):
             g = frames[f"{k:06d}"]
             path = f"frames/{k:06d}"
@@ -85,21 +94,34 @@ def write_xdmf(results_path, xdmf_path=None):
                 if nb:
                     grids[group].append(_cells(f"{group} {k}", t, shape, ref, g,
                                                f"{path}/{group}", nb, CELL_ATTRIBUTES))
-            for shape in fixed:
-                fixed_path = f"model/obstacles/{shape.CELLS['group']}"
-                nb = f[fixed_path]["connectivity"].shape[0]
-                grids["obstacles"].append(_cells(f"obstacles {k}", t, shape, ref,
-                                                 f["model/obstacles"], fixed_path, nb,
-                                                 OBSTACLE_ATTRIBUTES))
             for group in POLYGON_GROUPS:
                 if group in g and g[f"{group}/topology"].shape[0]:
                     grids[group].append(_polygons(f"{group} {k}", t, ref, g, f"{path}/{group}",
                                                   POLYGON_ATTRIBUTES))
-                if f"model/obstacles/{group}" in f:
-                    grids["obstacles"].append(_polygons(f"fixed {group} {k}", t, ref,
-                                                        f["model/obstacles"],
-                                                        f"model/obstacles/{group}",
-                                                        OBSTACLE_ATTRIBUTES))
+            for group in POINT_GROUPS:
+                npart = g[f"{group}/x"].shape[0] if group in g else 0
+                if npart:
+                    grids[group].append(_grid(
+                        f"{group} {k}", t, "Polyvertex", npart, None,
+                        _item(ref, f"{path}/{group}/x", (npart, 3)),
+                        _attributes(ref, g, f"{path}/{group}", npart, PART_ATTRIBUTES,
+                                    "Node")))
+            # the obstacles: the still ones from the model, the moving ones at their pose
+            places = [("model/obstacles/still", "fixed"), (f"{path}/obstacles", "moving")] \
+                if "obstacles" in g else [("model/obstacles", "fixed")]
+            for base, what in places:
+                for shape in CELL_SHAPES:
+                    at = f"{base}/{shape.CELLS['group']}"
+                    if at in f:
+                        grids["obstacles"].append(_cells(
+                            f"obstacles {k}" if what == "fixed" else
+                            f"{what} {shape.CELLS['group']} {k}", t, shape, ref, f[base], at,
+                            f[at]["connectivity"].shape[0], OBSTACLE_ATTRIBUTES))
+                for group in POLYGON_GROUPS:
+                    if f"{base}/{group}" in f:
+                        grids["obstacles"].append(_polygons(f"{what} {group} {k}", t, ref,
+                                                            f[base], f"{base}/{group}",
+                                                            OBSTACLE_ATTRIBUTES))
             nc = g["contacts/point"].shape[0]
             if nc:
                 grids["contacts"].append(_grid(

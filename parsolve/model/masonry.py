@@ -37,6 +37,16 @@ class MasonryCommands:
                              names=None if name is None else [name])
         return out[0]
 
+    def polyhedron_from_file(self, path, material, units="m", scale=1.0, rotation=None,
+                             translation=None, reader="auto", **options):
+        """A convex block from a surface file (STL, OBJ, or what meshio reads): the convex
+        hull of its vertices in `units`, placed by scale, rotation and translation (world
+        frame); the rest as polyhedron() (density, mass, velocity, fixed, name, ...)."""
+        from ..shapes.mesh import read_vertices
+
+        return self.polyhedron(read_vertices(path, units, scale, rotation, translation, reader),
+                               material, **options)
+
     def polyhedra(self, vertices, centers, material, faces=None, orientations=None,
                   density=None, mass=None, velocities=None, angular_velocities=None, ids=None,
                   fixed=False, names=None):

@@ -77,6 +77,37 @@ class Model(MasonryCommands, *elements.COMMANDS):
                 label = "xyz"[axis] + ("-min" if side > 0 else "-max")
                 self.half_space(corner, n, material, name=f"wall {label}")
 
+    def mesh(self, surface, material, units="m", scale=1.0, rotation=None, translation=None,
+             name=None, inside=False, sides=None, repair=(), closed=None, reader="auto"):
+        """A triangle-mesh obstacle (a hopper, a silo, a chute, a drum, terrain): `surface` a
+        file (STL ASCII or binary, OBJ; other formats through meshio) read in `units` and
+        placed by scale, rotation (a quaternion or a matrix) and translation, or a
+        shapes.mesh.TriangleMesh already placed. inside=True: a closed surface holding the
+        bodies (its normals turned inwards); sides=1 or 2 (default: 1 closed, 2 open);
+        repair, closed: TriangleMesh's checks. On every rank, fixed unless model.move moves
+        it; returns its name (default the file's name, or "mesh K")."""
+        from ..shapes.mesh import TriangleMesh
+
+        if isinstance(surface, TriangleMesh):
+            if units != "m" or scale != 1.0 or rotation is not None or translation is not None:
+                raise InputError(f"mesh {surface.name!r}: a TriangleMesh is placed already "
+                                 "(units, scale, rotation, translation are for files)")
+            m = surface
+            name = name or f"mesh {len(self.obstacles)}"
+        else:
+            import os
+
+            name = name or os.path.basename(os.fspath(surface))
+            m = TriangleMesh.read(surface, units=units, scale=scale, rotation=rotation,
+                                  translation=translation, reader=reader, name=name,
+                                  inside=inside, sides=sides, repair=repair, closed=closed)
+        if name in self.obstacles.names:
+            raise InputError(f"mesh {name!r}: an obstacle of that name exists (give name=)")
+        self.obstacles._add(shapes.MESH, shapes.mesh.add(m), np.zeros(3), np.zeros(3),
+                            (1.0, 0.0, 0.0, 0.0), shapes.mesh.bounding_radius(m),
+                            self.materials.index(material), name)
+        return name
+
     def periodic(self, x=None, y=None, z=None):
         """Periodic boundaries: along each axis given as (lower, upper) space repeats with the
         period upper - lower (a body leaving at upper comes back at lower, and bodies touch
@@ -177,6 +208,60 @@ class Model(MasonryCommands, *elements.COMMANDS):
             finite(f"body {ids[0]}: center", center, (3,))[None, :],
             (q / nq)[None, :], [velocity], [angular_velocity]))
         return int(ids[0])
+
+    def compound(self, parts, material, density=None, mass=None, centre=None, inertia=None,
+                 position=(0.0, 0.0, 0.0), orientation=(1.0, 0, 0, 0), velocity=(0, 0, 0),
+                 angular_velocity=(0, 0, 0), id=None, rtol=None):
+        """One compound body of `parts` (shapes.compound's sphere(c, r), block(vertices) and
+        block_from_file(path, ...): a clump of spheres, a non-convex block of convex ones),
+        given in its own frame, whose origin is put at `position`, turned by `orientation`
+        (the parts in world coordinates by default). Mass, centre and inertia of the uniform
+        solid from `density`, or scaled to `mass`: exact for disjoint parts, within a stated
+        bound for overlapping spheres (rtol: the largest relative error accepted); or given:
+        mass=, centre= and inertia= (3 x 3 about the centre, the given frame). Contacts are
+        the parts' own, never between parts of one body. Returns its id."""
+        ids = None if id is None else [id]
+        return int(self.compounds(parts, [position], material, [orientation], density, mass,
+                                  centre, inertia, [velocity], [angular_velocity], ids,
+                                  rtol)[0])
+
+    def compounds(self, parts, positions, material, orientations=None, density=None,
+                  mass=None, centre=None, inertia=None, velocities=None,
+                  angular_velocities=None, ids=None, rtol=None):
+        """Copies of one compound (compound() says what the arguments are): its frame's origin
+        at each of `positions` (k, 3), turned by `orientations` (k quaternions, matrices or
+        (axis, angle) pairs; default none). One template for all; returns the ids."""
+        from ..dynamics.rotation import matrix_to_quat, quat_to_matrix
+        from ..shapes import compound as parts_of
+
+        if not len(parts) or not all(isinstance(p, parts_of.Part) for p in parts):
+            raise InputError("compound: parts must be a non-empty list of "
+                             "parsolve.shapes.compound.sphere(...) / block(...) parts, got "
+                             f"{parts!r}")
+        props = parts_of.mass_properties(parts, density=density, mass=mass, centre=centre,
+                                         inertia=inertia, rtol=rtol)
+        shape = parts_of.build(parts, props)
+        key = parts_of.add(shape)
+        X = finite("compound: positions", positions)
+        if X.ndim != 2 or X.shape[1] != 3:
+            raise InputError(f"compound: positions must be a (k, 3) array, got {X.shape}")
+        k = len(X)
+        if orientations is None:
+            Rs = np.tile(np.eye(3), (k, 1, 1))
+        else:
+            if len(orientations) != k:
+                raise InputError(f"compound: {k} positions but {len(orientations)} "
+                                 "orientations")
+            qs = np.array([orientation_quaternion(f"compound: orientation {m}", o)
+                           for m, o in enumerate(orientations)])
+            Rs = quat_to_matrix(qs / np.linalg.norm(qs, axis=1)[:, None])
+        ids = self._ids(ids, k)
+        q = np.array([matrix_to_quat(R @ props.Q) for R in Rs]).reshape(k, 4)
+        self._chunks.append(self._chunk(
+            ids, shapes.COMPOUND, self.materials.index(material), np.full(k, shape.radius),
+            key, np.full(k, props.mass), np.tile(props.moments, (k, 1)),
+            X + np.einsum("nij,j->ni", Rs, props.centre), q, velocities, angular_velocities))
+        return ids
 
     def _fixed_name(self, shape, name, **body_only):
         """The name of a fixed shape (default "SHAPE K", K its obstacle index), after refusing

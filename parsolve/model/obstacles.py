@@ -4,7 +4,9 @@ They are replicated on every rank, never partitioned and never migrate, and they
 the broad-phase cells (a 10 m wall beside 1 mm grains). Row k is an obstacle of any shape kind
 (shapes/): a half-space {y : (y - point) . normal >= 0}, whose normal points into the region
 where bodies live, a box with centre `point`, orientation q and half extents (its template in
-shapes.LIBRARY), or a sphere with centre `point` and `radius`. A contact with obstacle k has b = -1 and obstacle = k; its normal
+shapes.LIBRARY), a sphere with centre `point` and `radius`, a convex polyhedron (centre,
+orientation, template) or a triangle mesh (its frame's origin and orientation, template:
+shapes/mesh.py). A contact with obstacle k has b = -1 and obstacle = k; its normal
 points from the obstacle to the body. Box walls are half-spaces facing inwards.
 """
 import numpy as np
@@ -25,6 +27,9 @@ class Obstacles:
         self.radius = np.zeros(0)
         self.material = np.zeros(0, np.int32)
         self.names = []
+        # the rows a motion places elsewhere than here (elements/drivers.py sets it on its
+        # copy at time t): the frames draw them at their pose
+        self.moving = np.zeros(0, np.int64)
 
     def __len__(self):
         return len(self.point)

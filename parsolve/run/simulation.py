@@ -184,7 +184,8 @@ class Simulation(Stepper):
                 writer = ResultsWriter(
                     self.results, self.comm, self.model, self.owned, self.h,
                     parts=parts_dir(self.output), leg=self.step_count, inherited=inherited,
-                    names=history_names(getattr(self.solver, "event_names", ())))
+                    names=history_names(getattr(self.solver, "event_names", ())),
+                    moving=self._obstacles(self.time).moving)
         except StorageError as exc:
             raise self._storage_failed(exc, None) from None
         sensors = self._sensors_ready() if writer is not None else []
@@ -243,7 +244,8 @@ class Simulation(Stepper):
         next_frame = self.time
         if writer is not None:
             writer.frame(self.step_count, self.time, self.owned,
-                         self.contacts if self.contacts is not None else empty_contacts())
+                         self.contacts if self.contacts is not None else empty_contacts(),
+                         self._obstacles(self.time))
             if self.frame_interval:
                 next_frame = self.time + self.frame_interval
             if self.step_count == 0:                  # a restart's first sample is its leg's
@@ -266,10 +268,12 @@ class Simulation(Stepper):
             if writer is not None:
                 if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
                                             last or stopped_by):
-                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts,
+                                 self._obstacles(self.time))
                     next_frame += self.frame_interval
                 elif not self.frame_interval and (last or stopped_by):
-                    writer.frame(self.step_count, self.time, self.owned, self.contacts)
+                    writer.frame(self.step_count, self.time, self.owned, self.contacts,
+                                 self._obstacles(self.time))
             checkpoint = stopped_by or ckpt_time or self.checkpoints.due_by_step(self.step_count)
             row["t_output"] = time.perf_counter() - t_out
             self.phase["output"] += row["t_output"]

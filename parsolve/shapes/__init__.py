@@ -3,7 +3,9 @@
 A shape module has KIND (the code bodies and obstacles carry in their `shape` column), NAME,
 TEMPLATE (the width of its template parameters, or None when the kind needs no template: a
 sphere is its radius, a plane its point and normal), CELLS (how results draw it: an XDMF/VTK
-cell, or None for a point glyph or nothing) and its mass properties and vertices as functions.
+cell, or None for a point glyph or nothing), POLYGONS (faces drawn as polygons), POINTS
+(parts drawn as points with a radius: a compound's spheres) and its mass properties and
+vertices as functions.
 Narrow-phase pair functions live in contact/narrow.py, registered per pair of kinds.
 
 A placed shape (a body row or an obstacle row) is a kind, a template key into LIBRARY (-1:
@@ -15,10 +17,11 @@ import hashlib
 import numpy as np
 
 from ..errors import InputError
-from . import box, plane, polyhedron, sphere
+from . import box, compound, mesh, plane, polyhedron, sphere
 
-SPHERE, BOX, PLANE, POLYHEDRON = sphere.KIND, box.KIND, plane.KIND, polyhedron.KIND
-KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron)}
+SPHERE, BOX, PLANE, POLYHEDRON, MESH, COMPOUND = sphere.KIND, box.KIND, plane.KIND, \
+    polyhedron.KIND, mesh.KIND, compound.KIND
+KINDS = {m.KIND: m for m in (sphere, box, plane, polyhedron, mesh, compound)}
 NAMES = {k: m.NAME for k, m in KINDS.items()}
 NONE = -1                 # the template key of a placed shape whose kind needs none
 # kinds the model's fingerprint hashes by their parameters (radius, half extents), every

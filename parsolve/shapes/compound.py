@@ -1,7 +1,14 @@
 """Compound rigid bodies: one body made of several parts, spheres (a clump) and convex
 polyhedra (a non-convex block: an L-shaped or keyed stone, a block with a concave face), given
-in the body's own frame. This module gives its mass properties; contacts are the parts' own,
+in the body's own frame. This module gives its mass properties and the shape (KIND: a body's
+template lists its parts in the body frame); contacts are the parts' own (contact/compound.py),
 only between parts of different bodies.
+
+The template: [spheres, blocks, each sphere's centre and radius, then each block's centre
+(its own centroid, in the body frame), the length of its hull's parameters and those
+(shapes/polyhedron.py's Hull.params: its vertices about that centre, in the body's axes)].
+A block part is also a polyhedron template of its own (shapes.LIBRARY), placed at the body's
+x + R centre with the body's orientation: the polyhedra's contacts meet it as a block.
 
 Mass, centre and inertia of the uniform solid (density rho) that is the union of the parts:
 
@@ -27,6 +34,13 @@ import numpy as np
 
 from ..errors import InputError
 from . import polyhedron
+
+KIND = 5
+NAME = "compound"
+TEMPLATE = None          # variable width: its parts (template())
+CELLS = None
+POLYGONS = {"group": "compounds"}    # its blocks' faces as polygons
+POINTS = {"group": "clumps"}         # its spheres as points with a radius
 
 
 class Part:
@@ -280,3 +294,170 @@ def _overlap(p, q):
         if a.max() <= b.min() + tol or b.max() <= a.min() + tol:
             return False
     return True
+
+
+# -- the shape -----------------------------------------------------------------------------
+class Compound:
+    """A compound's parts in its body frame: spheres (centres (ns, 3), radii (ns,)) and
+    blocks (centres (nb, 3), their polyhedron template keys and Hulls about those centres);
+    radius: the bounding radius about the body's centre. Parts are numbered spheres first."""
+
+    def __init__(self, centres, radii, block_centres, hulls):
+        from . import LIBRARY, POLYHEDRON
+
+        self.centres = np.asarray(centres, float).reshape(-1, 3)
+        self.radii = np.asarray(radii, float).reshape(-1)
+        self.block_centres = np.asarray(block_centres, float).reshape(-1, 3)
+        self.hulls = list(hulls)
+        self.keys = np.array([LIBRARY.add(POLYHEDRON, h.params()) for h in self.hulls],
+                             np.int64)
+        for key, h in zip(self.keys, self.hulls):       # the parsed blocks, shared
+            LIBRARY.hull(POLYHEDRON, key, lambda _, h=h: h)
+        far = [np.linalg.norm(self.centres, axis=1) + self.radii] + \
+            [[np.linalg.norm(h.vertices + c, axis=1).max()]
+             for c, h in zip(self.block_centres, self.hulls)]
+        self.radius = float(np.concatenate(far).max())
+        self.parts = len(self.radii) + len(self.hulls)
+
+    def params(self):
+        blocks = [np.concatenate([c, [len(p)], p]) for c, p in
+                  zip(self.block_centres, (h.params() for h in self.hulls))]
+        return np.concatenate([[len(self.radii), len(self.hulls)],
+                               np.column_stack([self.centres, self.radii]).reshape(-1),
+                               *blocks]).astype(float)
+
+    @classmethod
+    def from_params(cls, p):
+        ns, nb = int(p[0]), int(p[1])
+        spheres = p[2:2 + 4 * ns].reshape(ns, 4)
+        at = 2 + 4 * ns
+        centres, hulls = [], []
+        for _ in range(nb):
+            centres.append(p[at:at + 3])
+            size = int(p[at + 3])
+            hulls.append(polyhedron.Hull.from_params(p[at + 4:at + 4 + size]))
+            at += 4 + size
+        return cls(spheres[:, :3], spheres[:, 3], centres, hulls)
+
+
+def build(parts, props):
+    """The Compound of `parts` (Part list, the given frame) in the principal body frame of
+    their MassProperties `props`."""
+    moved = props.body_frame(parts)
+    centres = [y for p, y in zip(parts, moved) if p.kind == "sphere"]
+    radii = [p.radius for p in parts if p.kind == "sphere"]
+    block_centres, hulls = [], []
+    for p, y in zip(parts, moved):
+        if p.kind == "sphere":
+            continue
+        _, c, _ = polyhedron.mass_properties(y, p.hull.faces)     # inside the block
+        block_centres.append(c)
+        hulls.append(polyhedron.Hull(y - c, p.hull.faces))
+    return Compound(centres, radii, block_centres, hulls)
+
+
+def add(c):
+    """The template key of Compound c in shapes.LIBRARY (c cached as its parsed form)."""
+    from . import LIBRARY
+
+    key = LIBRARY.add(KIND, c.params())
+    LIBRARY.hull(KIND, key, lambda _: c)
+    return key
+
+
+def compound(key):
+    """The Compound of template `key`."""
+    from . import LIBRARY
+
+    return LIBRARY.hull(KIND, key, Compound.from_params)
+
+
+def bounding_radius(c):
+    return c.radius
+
+
+class Parts:
+    """The parts of placed compounds as a placed-shape table of their own (x, q, radius,
+    shape, template), with owner (the index into the rows given) and part (its number in its
+    compound): what the narrow phase's pair functions take. Rows of one template at once."""
+
+    def __init__(self, placed, rows, R=None):
+        from . import NONE, POLYHEDRON, SPHERE
+        from ..dynamics.rotation import quat_to_matrix
+
+        rows = np.asarray(rows, np.int64)
+        R = quat_to_matrix(placed.q[rows]) if R is None else R
+        keys, which = np.unique(placed.template[rows], return_inverse=True)
+        which = which.reshape(-1)
+        shapes = [compound(int(k)) for k in keys]
+        counts = np.array([c.parts for c in shapes], np.int64)[which] if len(rows) else \
+            np.zeros(0, np.int64)
+        self.owner = np.repeat(np.arange(len(rows), dtype=np.int64), counts)
+        self.part = np.arange(len(self.owner), dtype=np.int64) - \
+            np.repeat(np.cumsum(counts) - counts, counts)
+        n = len(self.owner)
+        self.x, self.radius = np.zeros((n, 3)), np.zeros(n)
+        self.shape, self.template = np.zeros(n, np.int8), np.zeros(n, np.int64)
+        for t, c in enumerate(shapes):
+            at = np.flatnonzero(which[self.owner] == t)
+            ns = len(c.radii)
+            local = np.concatenate([c.centres, c.block_centres])[self.part[at]]
+            o = self.owner[at]
+            self.x[at] = placed.x[rows[o]] + np.einsum("nij,nj->ni", R[o], local)
+            self.radius[at] = np.concatenate([c.radii, [h.radius for h in c.hulls]])[
+                self.part[at]]
+            self.shape[at] = np.where(self.part[at] < ns, SPHERE, POLYHEDRON)
+            self.template[at] = np.concatenate([np.full(ns, NONE, np.int64), c.keys])[
+                self.part[at]]
+        self.q = placed.q[rows][self.owner] if len(rows) else np.zeros((0, 4))
+
+    def __len__(self):
+        return len(self.x)
+
+
+def extent(placed, rows, R):
+    """World half extents (n, 3), about the centres, of the boxes around the compounds
+    `rows` (R their rotation matrices): over their spheres and their blocks' vertices."""
+    out = np.zeros((len(rows), 3))
+    for k, r in enumerate(rows):
+        c = compound(int(placed.template[r]))
+        ext = [np.abs(c.centres @ R[k].T) + c.radii[:, None]]
+        ext += [np.abs((h.vertices + b) @ R[k].T) for b, h in zip(c.block_centres, c.hulls)]
+        out[k] = np.concatenate(ext).max(axis=0)
+    return out
+
+
+def polygon_points(placed, rows):
+    """The number of points polygons() gives for the placed `rows`."""
+    return sum(len(h.vertices) for r in rows for h in compound(int(placed.template[r])).hulls)
+
+
+def polygons(placed, rows, R, first=0):
+    """The faces of the blocks of the compounds `rows` (R their rotation matrices) as XDMF
+    "Mixed" polygon cells: (points, topology with ids from `first`, the row of each face)."""
+    pts, topo, owner = [], [], []
+    at = first
+    for k, r in enumerate(rows):
+        c = compound(int(placed.template[r]))
+        for b, h in zip(c.block_centres, c.hulls):
+            pts.append(placed.x[r] + (h.vertices + b) @ R[k].T)
+            for f in h.faces:
+                topo += [3, len(f)] + (f + at).tolist()
+            owner += [k] * len(h.faces)
+            at += len(h.vertices)
+    return (np.concatenate(pts) if pts else np.zeros((0, 3)), np.asarray(topo, np.int64),
+            np.asarray(owner, np.int64))
+
+
+def points(placed, rows, R):
+    """The spheres of the compounds `rows` as points: centres (P, 3), radii (P,), the row of
+    each (index into rows)."""
+    x, radius, owner = [], [], []
+    for k, r in enumerate(rows):
+        c = compound(int(placed.template[r]))
+        x.append(placed.x[r] + c.centres @ R[k].T)
+        radius.append(c.radii)
+        owner.append(np.full(len(c.radii), k, np.int64))
+    return (np.concatenate(x) if x else np.zeros((0, 3)),
+            np.concatenate(radius) if radius else np.zeros(0),
+            np.concatenate(owner) if owner else np.zeros(0, np.int64))

@@ -32,6 +32,12 @@ orientation (two triangles running along their common edge the same way). repair
 repairs to make instead: "degenerate" (drop them), "duplicates" (keep the first),
 "orientation" (turn triangles to agree with the first of their connected part), or "all".
 
+As a shape (KIND, an obstacle only: model.mesh places one, fixed or moved by model.move), a
+mesh's template in shapes.LIBRARY is its vertices and triangles in its obstacle's frame (the
+frame the file and its placement give it: the obstacle's point at the origin, unturned), so
+the model's fingerprint holds them and a checkpoint of another mesh is refused; the parsed
+TriangleMesh is cached by key (`mesh(key)`). The obstacle's point and q place it (its pose).
+
 Memory per rank, the whole mesh on every rank (like the fixed polyhedra): about 330 bytes a
 triangle with its grid (bench/bench_mesh.py: `nbytes`), so a 10^6-triangle terrain costs about
 0.33 GB on each rank.
@@ -40,6 +46,12 @@ import numpy as np
 
 from ..platform import libm
 from ..errors import InputError
+
+KIND = 4
+NAME = "mesh"
+TEMPLATE = None          # variable width: the mesh's vertices and triangles (template())
+CELLS = None
+POLYGONS = {"group": "meshes"}       # results draw its triangles as polygons
 
 UNITS = {"m": 1.0, "dm": 0.1, "cm": 0.01, "mm": 1e-3, "um": 1e-6, "in": 0.0254, "ft": 0.3048}
 REPAIRS = ("degenerate", "duplicates", "orientation")
@@ -154,7 +166,9 @@ class TriangleMesh:
         if sides not in (1, 2):
             raise InputError(f"{what}: sides must be 1 or 2, got {sides!r}")
         self.sides = int(sides)
+        self.inside = bool(inside)
         self.flat = float(flat)
+        self.cells_per_triangle = float(cells_per_triangle)
         self._geometry()
         self._patches()
         self._pseudo_normals()
@@ -410,7 +424,7 @@ class TriangleMesh:
         mesh's translation and rotation matrix, or None where it was read)."""
         x = np.asarray(x, float)
         if pose is not None:
-            x = (x - pose[0]) @ pose[1]
+            x = np.einsum("ji,nj->ni", pose[1], x - pose[0])
         upper = self.vertices.max(axis=0)
         out = np.maximum(np.maximum(self.lower - x, x - upper), 0.0)
         return np.sqrt(np.einsum("ij,ij->i", out, out))
@@ -435,6 +449,94 @@ class TriangleMesh:
                     vptr=self.vtx_ptr, vtris=self.vtx_tris, VN=self.vertex_normals,
                     vflat=self.vertex_flat.astype(np.int64), lower=self.lower,
                     dims=self.dims, cell=self.cell, cptr=self.cell_ptr, ctris=self.cell_tris)
+
+
+# -- the shape: template, pose, broad phase, output ------------------------------------------
+def template(m):
+    """The template parameters of TriangleMesh m: [nv, nt, sides, inside, flat, cells per
+    triangle, vertices (nv x 3), triangles (nt x 3)] (its triangles as oriented)."""
+    return np.concatenate([[len(m.vertices), len(m.triangles), m.sides, float(m.inside), m.flat,
+                            m.cells_per_triangle], m.vertices.reshape(-1),
+                           m.triangles.reshape(-1).astype(float)])
+
+
+def from_template(p):
+    """The TriangleMesh of template parameters p (the inverse of template())."""
+    nv, nt = int(p[0]), int(p[1])
+    V = p[6:6 + 3 * nv].reshape(nv, 3)
+    T = p[6 + 3 * nv:6 + 3 * nv + 3 * nt].reshape(nt, 3).astype(np.int64)
+    return TriangleMesh(V, T, sides=int(p[2]), inside=bool(p[3]), flat=float(p[4]),
+                        cells_per_triangle=float(p[5]))
+
+
+def add(m):
+    """The template key of TriangleMesh m in shapes.LIBRARY (m itself cached as its parsed
+    form: a model script makes its meshes once, on every rank)."""
+    from . import LIBRARY
+
+    key = LIBRARY.add(KIND, template(m))
+    LIBRARY.hull(KIND, key, lambda _: m)
+    return key
+
+
+def mesh(key):
+    """The TriangleMesh of template `key`."""
+    from . import LIBRARY
+
+    return LIBRARY.hull(KIND, key, from_template)
+
+
+def pose(placed, k):
+    """(translation, rotation matrix) of mesh obstacle k, or None where it was read (the
+    contacts then skip the transformation: a fixed mesh's numbers are its own)."""
+    from ..dynamics.rotation import quat_to_matrix
+
+    x, q = placed.x[k], placed.q[k]
+    if not x.any() and q[0] == 1.0 and not q[1:].any():
+        return None
+    return placed.x[k].copy(), quat_to_matrix(q[None])[0]
+
+
+def bounding_radius(m):
+    """The largest distance of a vertex from the mesh frame's origin."""
+    return float(np.sqrt(np.einsum("ij,ij->i", m.vertices, m.vertices).max()))
+
+
+def distance(placed, k, x):
+    """A lower bound of the distance of points x (n, 3) from mesh obstacle k: from its placed
+    bounding box (the obstacles' broad phase; the contacts' grid does the rest)."""
+    return mesh(int(placed.template[k])).box_distance(x, pose(placed, k))
+
+
+def extent(placed, rows, R):
+    """World half extents (n, 3), about the placed points, of the boxes holding the meshes
+    `rows` (R their rotation matrices)."""
+    return np.array([np.abs(mesh(int(placed.template[r])).vertices @ R[k].T).max(axis=0)
+                     for k, r in enumerate(rows)]).reshape(-1, 3)
+
+
+def polygon_points(placed, rows):
+    """The number of points polygons() gives for the placed `rows`."""
+    return sum(len(mesh(int(placed.template[r])).vertices) for r in rows)
+
+
+def polygons(placed, rows, R, first=0):
+    """The triangles of the meshes `rows` (R their rotation matrices) as XDMF "Mixed" polygon
+    cells: (points (P, 3), topology [3, 3, a, b, c, ...] with ids from `first`, the row of
+    each triangle (index into rows))."""
+    pts, topo, owner = [], [], []
+    at = first
+    for k, r in enumerate(rows):
+        m = mesh(int(placed.template[r]))
+        pts.append(placed.x[r] + m.vertices @ R[k].T)
+        cells = np.empty((len(m.triangles), 5), np.int64)
+        cells[:, 0], cells[:, 1], cells[:, 2:] = 3, 3, m.triangles + at
+        topo.append(cells.reshape(-1))
+        owner.append(np.full(len(m.triangles), k, np.int64))
+        at += len(m.vertices)
+    return (np.concatenate(pts) if pts else np.zeros((0, 3)),
+            np.concatenate(topo) if topo else np.zeros(0, np.int64),
+            np.concatenate(owner) if owner else np.zeros(0, np.int64))
 
 
 def _components(n, pairs):
@@ -498,3 +600,61 @@ def box_surface(lower, upper, n=1):
     P = np.concatenate(parts)
     T = np.concatenate(tris)
     return weld(P[T])
+
+
+def cylinder_surface(radius, length, sides, rings=1, caps=True):
+    """(vertices, triangles) of a cylinder about the z axis from z = 0 to `length`: `sides`
+    flat panels round it (a drum's staves), each cut into `rings` squares of two triangles
+    along z, closed by two caps (fans about their centres) unless caps=False; facing
+    outwards (TriangleMesh(..., inside=True) turns a closed one inwards: a drum)."""
+    from ..io.meshfile import weld
+    from ..platform import libm
+
+    a = 2.0 * np.pi * np.arange(sides) / sides
+    ring = np.stack([radius * libm.cos(a), radius * libm.sin(a)], axis=1)
+    z = np.linspace(0.0, length, rings + 1)
+    P = np.concatenate([np.column_stack([ring, np.full(sides, zk)]) for zk in z])
+    i, j = np.meshgrid(np.arange(rings), np.arange(sides), indexing="ij")
+    p00 = (i * sides + j).ravel()
+    p01 = (i * sides + (j + 1) % sides).ravel()
+    p10, p11 = p00 + sides, p01 + sides
+    tris = [np.stack([p00, p01, p11], 1), np.stack([p00, p11, p10], 1)]
+    if caps:
+        c0, c1 = len(P), len(P) + 1
+        P = np.concatenate([P, [(0.0, 0.0, 0.0), (0.0, 0.0, length)]])
+        k = np.arange(sides)
+        top = rings * sides
+        tris += [np.stack([np.full(sides, c0), (k + 1) % sides, k], 1),
+                 np.stack([np.full(sides, c1), top + k, top + (k + 1) % sides], 1)]
+    T = np.concatenate(tris)
+    return weld(P[T])
+
+
+def hopper_surface(outlet, width, height, bin_height, n=4, sides=4):
+    """(vertices, triangles) of a hopper open at both ends, about the z axis: a regular
+    polygon of `sides` sides (4: square, 48: nearly round) `outlet` across its flats at
+    z = 0, walls widening to `width` across at z = height (a frustum; height 0: a flat
+    floor with the outlet in it, a silo's), then a vertical bin of that width to height +
+    bin_height; each panel cut into n x n squares of two triangles, facing inwards."""
+    from ..io.meshfile import weld
+    from ..platform import libm
+
+    a = 2.0 * np.pi * (np.arange(sides + 1) + 0.5) / sides
+    corner = np.stack([libm.cos(a), libm.sin(a)], axis=1) / float(libm.cos(
+        np.array([np.pi / sides]))[0])                  # unit apothem
+    u = np.linspace(0.0, 1.0, n + 1)
+    U, W = np.meshgrid(u, u, indexing="ij")
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    q = (i * (n + 1) + j).ravel()
+    cells = np.concatenate([np.stack([q, q + n + 2, q + n + 1], 1),
+                            np.stack([q, q + 1, q + n + 2], 1)])
+    rings = [(0.5 * outlet, 0.0), (0.5 * width, height), (0.5 * width, height + bin_height)]
+    parts = []
+    for (r0, z0), (r1, z1) in zip(rings[:-1], rings[1:]):
+        for k in range(sides):
+            p00, p10 = np.append(r0 * corner[k], z0), np.append(r0 * corner[k + 1], z0)
+            p01, p11 = np.append(r1 * corner[k], z1), np.append(r1 * corner[k + 1], z1)
+            P = (p00 * ((1 - U) * (1 - W))[..., None] + p10 * (U * (1 - W))[..., None]
+                 + p01 * ((1 - U) * W)[..., None] + p11 * (U * W)[..., None])
+            parts.append(P.reshape(-1, 3)[cells])
+    return weld(np.concatenate(parts))
