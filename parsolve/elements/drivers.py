@@ -175,6 +175,8 @@ class DriverCommands:
         what = f"moving obstacle {obstacle!r}"
         if any(m["name"] == obstacle for m in moving):
             raise InputError(f"{what}: already moves")
+        if angle is None and (rate is not None or centre is not None):
+            raise InputError(f"{what}: rate= and centre= belong to a turn: give its angle=")
         if displacement is None and angle is None:
             raise InputError(f"{what}: give a displacement, an angle or both")
         if displacement is None:
@@ -193,8 +195,6 @@ class DriverCommands:
             k = names.index(obstacle)
             spec["turn"] = _turn(what, angle, rate, axis, self.obstacles.point[k]
                                  if centre is None else centre)
-        elif rate is not None or centre is not None:
-            raise InputError(f"{what}: rate= and centre= belong to a turn: give its angle=")
         moving.append(spec)
         return obstacle
 

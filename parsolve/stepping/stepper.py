@@ -151,7 +151,8 @@ class Stepper:
         linked = np.unique(np.concatenate([e.linked() for e in self.elements])
                            .astype(np.int64))              # bodies with element rows
         reach = Reach(self.levels, self.margin, linked, period)
-        self.elements = [e for e in self.elements if len(e)]   # an empty one does nothing
+        # an element without specs nor rows does nothing (bonds found later have specs)
+        self.elements = [e for e in self.elements if len(e) or len(e.specs)]
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
