@@ -426,5 +426,5 @@ def test_a_step_with_joint_rows_is_not_exported_to_fclib():
     box = {}
     sim.local_dynamics_hook = lambda s, ld: box.update(ld=ld)
     sim.step()
-    with pytest.raises(InputError, match="a bilateral row"):
+    with pytest.raises(InputError, match="1 bilateral"):
         fclib.from_local_dynamics(box["ld"])
