@@ -19,6 +19,7 @@ from ..errors import InputError, StorageError, everywhere
 from ..io.checkpoint import CheckpointPolicy
 from ..io.results import ResultsWriter, history_names, parts_dir
 from ..platform import faults
+from ..stepping import guards
 from ..stepping.stepper import Stepper, empty_contacts
 from ..tables.checks import finite, positive
 from ..parallel.measures import Meeting
@@ -311,7 +312,8 @@ class Simulation(Stepper):
                       root and bool(self.stop_file and os.path.exists(self.stop_file)),
                       root and self.checkpoints.due_by_time(),
                       root and time.time() - last_flush >= self.flush_seconds,
-                      self.last["guard"][0]], np.int64), "max")
+                      self.last["guard"][0] + (self.last["guard"][2] is not None)],
+                     np.int64), "max")
 
     def _count(self, tally, row):
         tally.add(row, self.last, self.owned.n_owned, len(self.contacts))
@@ -337,11 +339,25 @@ class Simulation(Stepper):
 
     def _report_guards(self, tally):
         """Gather the guards' reports; rank 0 warns once per pair or body, at most
-        GUARD_LINES lines a run; "error" mode raises on every rank alike."""
-        counts, reports = zip(*self.comm.allgather(self.last["guard"]))
+        GUARD_LINES lines a run; "error" mode raises on every rank alike. Fast bodies with
+        nothing within reach on their own rank are settled against every rank's bodies."""
+        counts, reports, pending = zip(*self.comm.allgather(self.last["guard"]))
+        pending = [p for p in pending if p is not None]
+        reports = [r for part in reports for r in part]
+        if pending:
+            pending = tuple(np.concatenate(column) for column in zip(*pending))
+            o = self.owned
+            near = guards.pending_reach(pending, o.gid, self.last["start"], o.x, o.radius,
+                                        self.margin, self.period)
+            near = self.comm.allreduce_array(near.astype(np.int64), "max").astype(bool)
+            gid, _, travel, radius = (column[near] for column in pending)
+            counts += (len(gid),)
+            reports += [guards.fast_report(*f, self.h)
+                        for f in zip(gid[:guards.MAX_REPORTED], travel, radius)]
         tally.guard_events += sum(counts)
-        new = [(key, text) for part in reports for key, text in part
-               if key not in tally.reported]
+        if not sum(counts):
+            return
+        new = [(key, text) for key, text in reports if key not in tally.reported]
         tally.reported.update(key for key, _ in new)
         if self.guards == "error":
             raise everywhere(InputError(f"step {self.step_count}: unphysical state: "
