@@ -34,7 +34,8 @@ UNCONVERGED_LINES = 5
 @dataclasses.dataclass(frozen=True)
 class Overrides:
     """Run options given on the command line; each one that is not None replaces the
-    script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py)."""
+    script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py);
+    frames: simulated seconds between frames (0: none)."""
     output: str | None = None
     restart: str | None = None
     checkpoint_every: int | None = None
@@ -43,6 +44,7 @@ class Overrides:
     checkpoint_dir: str | None = None
     fclib_step: int | None = None
     fclib_out: str | None = None
+    frames: float | None = None
 
     def over(self, name, value):
         """The option `name`: this override if given, else `value` (the script's)."""
@@ -96,7 +98,8 @@ class Simulation(Stepper):
     """A run of `model` with time step `step`: a Stepper and the loop around its steps.
 
     solver: a GaussSeidel (default tol 1e-8, 1000 sweeps); output: results file path (none:
-    no file); frames: simulated seconds between frames (default: first and last only);
+    no file); frames: simulated seconds between frames (default: first and last only; 0: no
+    frames, the history, sensors, checkpoints and summary as usual);
     progress: wall seconds between progress lines on rank 0 (0 disables); stop_file: a file
     whose appearance ends the run cleanly after the current step; verify_every: every so many
     steps with contacts (first included), the step's residual is recomputed from U = W R + B
@@ -125,7 +128,10 @@ class Simulation(Stepper):
                  projection=None, overrides=None):
         o = COMMAND_LINE if overrides is None else overrides
         self.output = o.over("output", output)
-        self.frame_interval = None if frames is None else float(positive("frames", frames))
+        frames = o.over("frames", frames)
+        if frames is not None and float(finite("frames", frames)) < 0:
+            raise InputError(f"frames: must be >= 0 (0: no frames), got {float(frames):g}")
+        self.frame_interval = None if frames is None else float(frames)   # 0: no frames
         self.progress = float(progress)
         self.stop_file = stop_file
         self.restart = o.over("restart", restart)
@@ -237,9 +243,11 @@ class Simulation(Stepper):
         start = time.perf_counter()
         progress = [start, 0]                         # time and step of the last line
         next_frame = self.time
+        framing = writer is not None and self.frame_interval != 0
         if writer is not None:
-            writer.frame(self.step_count, self.time, self.owned,
-                         self.contacts if self.contacts is not None else empty_contacts())
+            if framing:
+                writer.frame(self.step_count, self.time, self.owned,
+                             self.contacts if self.contacts is not None else empty_contacts())
             if self.frame_interval:
                 next_frame = self.time + self.frame_interval
             if self.step_count == 0:                  # a restart's first sample is its leg's
@@ -259,7 +267,7 @@ class Simulation(Stepper):
                 self._report_guards(tally)
             last = k == nsteps - 1
             stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
-            if writer is not None:
+            if framing:
                 if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
                                             last or stopped_by):
                     writer.frame(self.step_count, self.time, self.owned, self.contacts)
