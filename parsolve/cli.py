@@ -31,6 +31,8 @@ def main(argv=None):
     run.add_argument("--restart", metavar="CKPT",
                      help="continue from this checkpoint, or 'auto': the newest one in the "
                           "checkpoint directory if there is one (else start afresh)")
+    run.add_argument("--frames", type=float, metavar="T", help="simulated seconds between "
+                     "frames (0: no frames; default: the script's, else the first and last)")
     run.add_argument("--checkpoint-every", type=int, metavar="N", help="steps between checkpoints")
     run.add_argument("--checkpoint-seconds", type=float, metavar="T",
                      help="wall-clock seconds between checkpoints")

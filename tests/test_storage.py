@@ -36,12 +36,12 @@ def test_a_full_disk_ends_every_rank_with_2_saying_what_was_kept(tmp_path, ranks
     last = ranks - 1
     fault, message, kept_step, checkpoint = {
         "segment": (f"oserror@segment-write:rank={last}:step=30",
-                    "cannot write the results segment res.parts/seg-000000000-0001.h5", 20,
+                    "cannot write the results segment 'res.parts/seg-000000000-0001.h5'", 20,
                     20),
         "checkpoint": (f"oserror@checkpoint-dataset:rank={last}:step=40",
-                       "cannot write the checkpoint checkpoints/checkpoint-000000040.h5", 40,
+                       "cannot write the checkpoint 'checkpoints/checkpoint-000000040.h5'", 40,
                        20),
-        "index": ("oserror@index:step=40", "cannot write the results index res.h5", 20, 20),
+        "index": ("oserror@index:step=40", "cannot write the results index 'res.h5'", 20, 20),
     }[case]
     d = folder(tmp_path, "full", FULL)
     p = run(d, ranks, *ARGS, faults=fault)

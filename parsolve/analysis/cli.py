@@ -81,4 +81,4 @@ def run(ns):
     finally:
         model_module.RUNNER, sys.argv, sys.path[:] = saved
     if not calls:
-        raise InputError(f"{ns.script} never calls model.run(...): no model to analyse")
+        raise InputError(f"{ns.script!r} never calls model.run(...): no model to analyse")

@@ -264,7 +264,7 @@ class JointCommands:
         points, d the stretch (the distance minus the initial distance), positive pushing the
         points apart; e.g. lambda d, v: -k * d - c * v."""
         if not callable(force):
-            raise InputError(f"joint {name or 'spring'}: force must be a callable of (d, ddot)")
+            raise InputError(f"joint {name or 'spring'!r}: force must be a callable of (d, ddot)")
         return self._joint("spring", body, point, other, other_point, name, force=force)
 
     def guide(self, body, point, span, free=(), velocity=None, name=None):

@@ -137,15 +137,16 @@ def read(path, comm, fingerprint=None):
     Checks it collectively: a missing, truncated, corrupt or foreign file, a checkpoint of
     another model (fingerprint), missing datasets, inconsistent lengths or non-finite values
     raise FileFormatError naming the file and the problem, on every rank."""
+    path = os.fspath(path)                        # a str: quoted as one in messages
     h5py = h5py_module()
     out = None
     with comm.collective():
         if not os.path.isfile(path):
-            raise FileFormatError(f"{path}: no such checkpoint file")
+            raise FileFormatError(f"{path!r}: no such checkpoint file")
         try:
             f = h5py.File(path, "r", driver="mpio", comm=comm.mpi)
         except OSError as exc:
-            raise CorruptCheckpoint(f"{path}: not a readable HDF5 file (truncated or corrupt?): "
+            raise CorruptCheckpoint(f"{path!r}: not a readable HDF5 file (truncated or corrupt?): "
                                   f"{exc}") from None
         with f:
             out = _read_open(f, path, comm, fingerprint)
@@ -163,40 +164,40 @@ def _read_open(f, path, comm, fingerprint):
     from ..version import __version__
 
     if f.attrs.get("format") != FORMAT:
-        raise FileFormatError(f"{path}: not a parsolve checkpoint (format attribute "
+        raise FileFormatError(f"{path!r}: not a parsolve checkpoint (format attribute "
                               f"{f.attrs.get('format')!r})")
     version = format_version(f.attrs)
     if version not in READABLE:
         reader = FORMATS.get(version, f"a parsolve newer than {__version__}")
         raise FileFormatError(
-            f"{path}: checkpoint format {version}, written by {f.attrs.get('version', '?')}; "
+            f"{path!r}: checkpoint format {version}, written by {f.attrs.get('version', '?')}; "
             f"parsolve {__version__} reads formats {', '.join(map(str, READABLE))}: restart "
             f"it with {reader}")
     stored = f.attrs.get("header_checksum")
     header = HEADER_1 if version == 1 else HEADER
     if stored is None or int(stored) != checksum.of_attributes(f.attrs, header):
-        raise CorruptCheckpoint(f"{path}: the header attributes fail their checksum (corrupt "
+        raise CorruptCheckpoint(f"{path!r}: the header attributes fail their checksum (corrupt "
                               "or written by an older version)")
     if fingerprint is not None and f.attrs.get("model_fingerprint") != fingerprint:
-        raise FileFormatError(f"{path}: a checkpoint of another model (its fingerprint "
+        raise FileFormatError(f"{path!r}: a checkpoint of another model (its fingerprint "
                               f"{str(f.attrs.get('model_fingerprint'))[:12]}... differs from "
                               f"this model's {fingerprint[:12]}...)")
     result = []
     for group, fields in _groups(version).items():
         if group not in f:
-            raise CorruptCheckpoint(f"{path}: dataset group /{group} is missing")
+            raise CorruptCheckpoint(f"{path!r}: dataset group /{group} is missing")
         lengths = set()
         for name in fields:
             if name not in f[group]:
-                raise CorruptCheckpoint(f"{path}: dataset /{group}/{name} is missing")
+                raise CorruptCheckpoint(f"{path!r}: dataset /{group}/{name} is missing")
             lengths.add(f[group][name].shape[0])
         if len(lengths) != 1:
-            raise CorruptCheckpoint(f"{path}: datasets of /{group} have different lengths "
+            raise CorruptCheckpoint(f"{path!r}: datasets of /{group} have different lengths "
                                   f"{sorted(lengths)}")
         n = lengths.pop()
         expected = int(f.attrs.get(group, -1))
         if expected != n:
-            raise CorruptCheckpoint(f"{path}: /{group} holds {n} rows, the header says "
+            raise CorruptCheckpoint(f"{path!r}: /{group} holds {n} rows, the header says "
                                   f"{expected}")
         lo, hi = n * comm.rank // comm.size, n * (comm.rank + 1) // comm.size
         data = {}
@@ -205,16 +206,16 @@ def _read_open(f, path, comm, fingerprint):
                 try:
                     arr = f[group][name][lo:hi]
                 except (OSError, ValueError) as exc:
-                    raise CorruptCheckpoint(f"{path}: /{group}/{name} cannot be read ({exc})") \
+                    raise CorruptCheckpoint(f"{path!r}: /{group}/{name} cannot be read ({exc})") \
                         from None
             digest = checksum.combine(comm.allgather(checksum.partial(arr, lo)))
             if "checksum" not in f[group][name].attrs or \
                     digest != int(f[group][name].attrs["checksum"]):
-                raise CorruptCheckpoint(f"{path}: dataset /{group}/{name} fails its checksum "
+                raise CorruptCheckpoint(f"{path!r}: dataset /{group}/{name} fails its checksum "
                                       "(the file is corrupt)")
             with comm.collective():
                 if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                    raise CorruptCheckpoint(f"{path}: /{group}/{name} holds NaN or infinite "
+                    raise CorruptCheckpoint(f"{path!r}: /{group}/{name} holds NaN or infinite "
                                           "values")
             data[name] = arr
         result.append(data)

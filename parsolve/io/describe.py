@@ -1,8 +1,10 @@
 """`parsolve info FILE`: what a parsolve results or checkpoint file holds, in a few lines."""
+import os
 
 
 def describe(path):
     """A short human description of a parsolve results file."""
+    path = os.fspath(path)                        # a str: quoted as one in messages
     from ..errors import FileFormatError
     from .hdf5 import h5py_module
 
@@ -10,7 +12,7 @@ def describe(path):
     try:
         f = h5py.File(path, "r")
     except (OSError, FileNotFoundError) as exc:
-        raise FileFormatError(f"{path}: not a readable HDF5 file ({exc})") from None
+        raise FileFormatError(f"{path!r}: not a readable HDF5 file ({exc})") from None
     with f:
         kind = f.attrs.get("format", "")
         if kind == "parsolve-checkpoint":
@@ -22,7 +24,7 @@ def describe(path):
                     f"\n  restart: parsolve run MODEL.py --restart {path}   (any number of "
                     "ranks)")
         if kind != "parsolve-results":
-            raise FileFormatError(f"{path}: not a parsolve file (format attribute {kind!r})")
+            raise FileFormatError(f"{path!r}: not a parsolve file (format attribute {kind!r})")
         h = f["history"]
         n = h["step"].shape[0]
         lines = [f"{path}: parsolve results, version {f.attrs['version']}, "

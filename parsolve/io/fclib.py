@@ -108,27 +108,28 @@ def read(path):
     """The LocalProblem in FCLIB file `path` (Siconos' text form for a `.dat` file:
     read_siconos); FileFormatError naming the file and the problem for anything that is not a
     valid 3-D local problem."""
+    path = os.fspath(path)                        # a str: quoted as one in messages
     if not os.path.isfile(path):
-        raise FileFormatError(f"{path}: no such FCLIB file")
+        raise FileFormatError(f"{path!r}: no such FCLIB file")
     if path.endswith(".dat"):
         return read_siconos(path)
     h5py = h5py_module()
     try:
         f = h5py.File(path, "r")
     except OSError as exc:
-        raise FileFormatError(f"{path}: not a readable HDF5 file ({exc})") from None
+        raise FileFormatError(f"{path!r}: not a readable HDF5 file ({exc})") from None
     with f:
         if "fclib_local" not in f:
-            raise FileFormatError(f"{path}: not an FCLIB local problem (no /fclib_local)")
+            raise FileFormatError(f"{path!r}: not an FCLIB local problem (no /fclib_local)")
         g = f["fclib_local"]
 
         def get(name):
             if name not in g:
-                raise FileFormatError(f"{path}: dataset /fclib_local/{name} is missing")
+                raise FileFormatError(f"{path!r}: dataset /fclib_local/{name} is missing")
             return g[name][()]
         spacedim = int(get("spacedim"))
         if spacedim != 3:
-            raise FileFormatError(f"{path}: spacedim is {spacedim}; parsolve solves 3-D "
+            raise FileFormatError(f"{path!r}: spacedim is {spacedim}; parsolve solves 3-D "
                                   "problems only")
         m, n, nz = int(get("W/m")), int(get("W/n")), int(get("W/nz"))
         p, i, x = (np.asarray(get(f"W/{k}")) for k in ("p", "i", "x"))
@@ -136,7 +137,7 @@ def read(path):
         info = {k: _text(g["info"][k][()]) for k in ("title", "description")
                 if "info" in g and k in g["info"]}
     if m != n or m % 3:
-        raise FileFormatError(f"{path}: W is {m} x {n}; a 3-D local problem needs a square W "
+        raise FileFormatError(f"{path!r}: W is {m} x {n}; a 3-D local problem needs a square W "
                               "of size 3 x contacts")
     rows, cols = _entries(path, m, nz, p, i, x)
     return _checked(path, m, rows, cols, x, q, mu, info,
@@ -147,17 +148,18 @@ def read_siconos(path):
     """The LocalProblem in Siconos' text file of a 3-D FrictionContactProblem: the dimension,
     the number of contacts, W as a NumericsMatrix (its storage: 0 dense, column-major; 1 sparse
     block, block rows' pointers and block columns then each block column-major), q, mu."""
+    path = os.fspath(path)                        # a str: quoted as one in messages
     try:
         with open(path) as f:
             tokens = f.read().split()
         values = np.array(tokens, dtype=float)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise FileFormatError(f"{path}: not a Siconos text problem ({exc})") from None
+        raise FileFormatError(f"{path!r}: not a Siconos text problem ({exc})") from None
     at = [0]
 
     def take(k, what):
         if at[0] + k > len(values):
-            raise FileFormatError(f"{path}: the file ends inside {what} (Siconos' text "
+            raise FileFormatError(f"{path!r}: the file ends inside {what} (Siconos' text "
                                   "FrictionContactProblem expected)")
         at[0] += k
         return values[at[0] - k:at[0]]
@@ -165,18 +167,18 @@ def read_siconos(path):
     def integers(k, what):
         v = take(k, what)
         if not (np.isfinite(v).all() and (v == np.round(v)).all() and (v >= 0).all()):
-            raise FileFormatError(f"{path}: {what} are not counts or indices")
+            raise FileFormatError(f"{path!r}: {what} are not counts or indices")
         return v.astype(np.int64)
 
     dim, nc, storage, m, n = integers(5, "the header (dimension, contacts, W's storage, size)")
     if dim != 3:
-        raise FileFormatError(f"{path}: dimension {dim}; parsolve solves 3-D problems only")
+        raise FileFormatError(f"{path!r}: dimension {dim}; parsolve solves 3-D problems only")
     if m != n or m != 3 * nc:
-        raise FileFormatError(f"{path}: W is {m} x {n} for {nc} contacts (3 x contacts "
+        raise FileFormatError(f"{path!r}: W is {m} x {n} for {nc} contacts (3 x contacts "
                               "expected)")
     if storage == 0:                                    # dense, column-major
         if tuple(integers(2, "the dense W's sizes")) != (m, n):
-            raise FileFormatError(f"{path}: the dense W's sizes do not repeat {m} x {n}")
+            raise FileFormatError(f"{path!r}: the dense W's sizes do not repeat {m} x {n}")
         x = take(m * n, "the dense W").copy()
         rows, cols = np.tile(np.arange(m), n), np.repeat(np.arange(n), m)
     elif storage == 1:                                  # sparse block
@@ -189,11 +191,11 @@ def read_siconos(path):
         col = integers(filled2, "the blocks' columns")
         if rsize[-1] != m or csize[-1] != n or filled1 != br + 1 or filled2 != nblocks or \
                 ptr[-1] != nblocks or (np.diff(ptr) < 0).any() or (col >= bc).any():
-            raise FileFormatError(f"{path}: W's sparse block structure is inconsistent")
+            raise FileFormatError(f"{path!r}: W's sparse block structure is inconsistent")
         parts = []
         for j, (r, c) in enumerate(zip(np.repeat(np.arange(br), np.diff(ptr)), col)):
             if integers(1, f"block {j}'s number")[0] != j:
-                raise FileFormatError(f"{path}: block {j} is not numbered {j}")
+                raise FileFormatError(f"{path!r}: block {j} is not numbered {j}")
             nr, ncol = rsize[r + 1] - rsize[r], csize[c + 1] - csize[c]
             vals = take(nr * ncol, f"block {j}")
             parts.append((rsize[r] + np.tile(np.arange(nr), ncol),
@@ -201,7 +203,7 @@ def read_siconos(path):
         rows, cols, x = ([np.concatenate(k) for k in zip(*parts)] if parts else
                          [np.zeros(0)] * 3)
     else:
-        raise FileFormatError(f"{path}: W's storage {storage} is not read (0 dense and 1 "
+        raise FileFormatError(f"{path!r}: W's storage {storage} is not read (0 dense and 1 "
                               "sparse block are; Siconos prints its sparse storage 2 with "
                               "six digits)")
     q = take(m, "q").copy()
@@ -216,16 +218,16 @@ def _checked(path, m, rows, cols, x, q, mu, info, names):
     file), checked."""
     nc = m // 3
     if q.shape != (m,):
-        raise FileFormatError(f"{path}: q has {q.size} entries, W is {m} x {m}")
+        raise FileFormatError(f"{path!r}: q has {q.size} entries, W is {m} x {m}")
     if mu.shape != (nc,):
-        raise FileFormatError(f"{path}: mu has {mu.size} entries for {nc} contacts")
+        raise FileFormatError(f"{path!r}: mu has {mu.size} entries for {nc} contacts")
     for name, arr in zip(names, (x, q, mu)):
         if not np.isfinite(arr).all():
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise FileFormatError(f"{path}: {name} holds NaN or infinity (entry {bad})")
+            raise FileFormatError(f"{path!r}: {name} holds NaN or infinity (entry {bad})")
     if (mu < 0).any():
         bad = int(np.flatnonzero(mu < 0)[0])
-        raise FileFormatError(f"{path}: contact {bad} has friction mu = {mu[bad]} < 0")
+        raise FileFormatError(f"{path!r}: contact {bad} has friction mu = {mu[bad]} < 0")
     return _blocks(path, nc, rows, cols, x, q, mu, info)
 
 
@@ -237,24 +239,24 @@ def _entries(path, m, nz, p, i, x):
     """Row and column of each entry of x, checked."""
     if nz >= 0:
         if not (len(i) >= nz and len(p) >= nz and len(x) >= nz):
-            raise FileFormatError(f"{path}: W holds {nz} triplets but i, p, x have "
+            raise FileFormatError(f"{path!r}: W holds {nz} triplets but i, p, x have "
                                   f"{len(i)}, {len(p)}, {len(x)} entries")
         rows, cols = i[:nz], p[:nz]
         x = x[:nz]
     elif nz in (-1, -2):
         if len(p) != m + 1 or p[0] != 0 or (np.diff(p) < 0).any() or p[-1] > len(i) or \
                 p[-1] > len(x):
-            raise FileFormatError(f"{path}: W's pointers p are not those of a compressed "
+            raise FileFormatError(f"{path!r}: W's pointers p are not those of a compressed "
                                   f"{'column' if nz == -1 else 'row'} matrix with {m} "
                                   f"{'columns' if nz == -1 else 'rows'}")
         outer = np.repeat(np.arange(m), np.diff(p))
         inner = i[:p[-1]]
         rows, cols = (inner, outer) if nz == -1 else (outer, inner)
     else:
-        raise FileFormatError(f"{path}: W/nz = {nz} is no CSparse form (-1 CSC, -2 CSR, "
+        raise FileFormatError(f"{path!r}: W/nz = {nz} is no CSparse form (-1 CSC, -2 CSR, "
                               ">= 0 triplets)")
     if len(rows) and (rows.min() < 0 or rows.max() >= m or cols.min() < 0 or cols.max() >= m):
-        raise FileFormatError(f"{path}: W has an index outside 0..{m - 1}")
+        raise FileFormatError(f"{path!r}: W has an index outside 0..{m - 1}")
     return rows.astype(np.int64), cols.astype(np.int64)
 
 
@@ -270,7 +272,7 @@ def _blocks(path, nc, rows, cols, x, q, mu, info):
     is_diag = ubrow == ubcol
     if is_diag.sum() != nc:
         missing = np.setdiff1d(np.arange(nc), ubrow[is_diag])
-        raise FileFormatError(f"{path}: W has no diagonal block for contact {int(missing[0])}"
+        raise FileFormatError(f"{path!r}: W has no diagonal block for contact {int(missing[0])}"
                               " (every contact needs its W_aa)")
     return LocalProblem(indptr, ubcol.astype(np.int64), blocks,
                         np.flatnonzero(is_diag).astype(np.int64),

@@ -53,6 +53,8 @@ def read_frame(f, k):
 def frame_indices(f, frames):
     """Frame indices from None (all), an int or a list (negative from the end)."""
     n = f["frames/time"].shape[0]
+    if n == 0:
+        raise InputError(f"{f.filename!r} has no frames to measure (a run with frames=0)")
     if frames is None:
         return list(range(n))
     out = []

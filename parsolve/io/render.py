@@ -22,6 +22,7 @@ def render(path, frame=-1, out=None, size=(800, 600), color="force", chains=None
     """Write frame `frame` (index; -1 the last) of results file `path` as a PNG; its path.
     color: "force", "velocity" or "none" (see the module's docstring); chains: draw the force
     chains above `chains` times the mean normal force of the contacts between bodies."""
+    path = os.fspath(path)                        # a str: quoted as one in messages
     if color not in COLOURS:
         raise InputError(f"render: color must be one of {', '.join(COLOURS)}, got {color!r}")
     try:
@@ -31,12 +32,14 @@ def render(path, frame=-1, out=None, size=(800, 600), color="force", chains=None
     except ImportError:
         raise InputError("parsolve render needs VTK: pip install vtk (or parsolve[render])") \
             from None
+    from .describe import describe
     from .hdf5 import h5py_module
 
+    describe(path)                                # refuses foreign or corrupt files
     with h5py_module().File(path, "r") as f:
         n = f["frames/time"].shape[0]
         if not -n <= frame < n:
-            raise InputError(f"{path}: no frame {frame} (it has {n})")
+            raise InputError(f"{path!r}: no frame {frame} (it has {n})")
         k = frame % n
         g = f[f"frames/{k:06d}"]
         data = {name: g[name][()] for name in ("bodies/x", "bodies/radius", "bodies/shape",

@@ -75,7 +75,7 @@ class Writes:
         except StorageError:
             raise
         except FAILURES as exc:
-            error = StorageError(f"cannot write the {what} {path}: {reason(exc, path)}",
+            error = StorageError(f"cannot write the {what} {str(path)!r}: {reason(exc, path)}",
                                  path=str(path))
             raise (everywhere(error) if self.comm.size == 1 else error) from None
 
@@ -86,7 +86,7 @@ class Writes:
         self.failed = None
         if failed:
             path, why = failed[0]
-            raise everywhere(StorageError(f"cannot write the {what} {path}: {why}",
+            raise everywhere(StorageError(f"cannot write the {what} {path!r}: {why}",
                                           path=path))
 
 

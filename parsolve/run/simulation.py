@@ -19,6 +19,7 @@ from ..errors import InputError, StorageError, everywhere
 from ..io.checkpoint import CheckpointPolicy
 from ..io.results import ResultsWriter, history_names, parts_dir
 from ..platform import faults
+from ..stepping import guards
 from ..stepping.stepper import Stepper, empty_contacts
 from ..tables.checks import finite, positive
 from ..parallel.measures import Meeting
@@ -34,7 +35,8 @@ UNCONVERGED_LINES = 5
 @dataclasses.dataclass(frozen=True)
 class Overrides:
     """Run options given on the command line; each one that is not None replaces the
-    script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py)."""
+    script's. fclib_step/fclib_out: export that step's contact problem (io/fclib.py);
+    frames: simulated seconds between frames (0: none)."""
     output: str | None = None
     restart: str | None = None
     checkpoint_every: int | None = None
@@ -43,6 +45,7 @@ class Overrides:
     checkpoint_dir: str | None = None
     fclib_step: int | None = None
     fclib_out: str | None = None
+    frames: float | None = None
 
     def over(self, name, value):
         """The option `name`: this override if given, else `value` (the script's)."""
@@ -96,7 +99,8 @@ class Simulation(Stepper):
     """A run of `model` with time step `step`: a Stepper and the loop around its steps.
 
     solver: a GaussSeidel (default tol 1e-8, 1000 sweeps); output: results file path (none:
-    no file); frames: simulated seconds between frames (default: first and last only);
+    no file); frames: simulated seconds between frames (default: first and last only; 0: no
+    frames, the history, sensors, checkpoints and summary as usual);
     progress: wall seconds between progress lines on rank 0 (0 disables); stop_file: a file
     whose appearance ends the run cleanly after the current step; verify_every: every so many
     steps with contacts (first included), the step's residual is recomputed from U = W R + B
@@ -125,7 +129,10 @@ class Simulation(Stepper):
                  projection=None, overrides=None):
         o = COMMAND_LINE if overrides is None else overrides
         self.output = o.over("output", output)
-        self.frame_interval = None if frames is None else float(positive("frames", frames))
+        frames = o.over("frames", frames)
+        if frames is not None and float(finite("frames", frames)) < 0:
+            raise InputError(f"frames: must be >= 0 (0: no frames), got {float(frames):g}")
+        self.frame_interval = None if frames is None else float(frames)   # 0: no frames
         self.progress = float(progress)
         self.stop_file = stop_file
         self.restart = o.over("restart", restart)
@@ -242,10 +249,12 @@ class Simulation(Stepper):
         start = time.perf_counter()
         progress = [start, 0]                         # time and step of the last line
         next_frame = self.time
+        framing = writer is not None and self.frame_interval != 0
         if writer is not None:
-            writer.frame(self.step_count, self.time, self.owned,
-                         self.contacts if self.contacts is not None else empty_contacts(),
-                         self._obstacles(self.time))
+            if framing:
+                writer.frame(self.step_count, self.time, self.owned,
+                             self.contacts if self.contacts is not None else empty_contacts(),
+                             self._obstacles(self.time))
             if self.frame_interval:
                 next_frame = self.time + self.frame_interval
             if self.step_count == 0:                  # a restart's first sample is its leg's
@@ -265,7 +274,7 @@ class Simulation(Stepper):
                 self._report_guards(tally)
             last = k == nsteps - 1
             stopped_by = "signal" if signal_no else ("STOP file" if stop_file else "")
-            if writer is not None:
+            if framing:
                 if self.frame_interval and (self.time >= next_frame - 1e-12 * self.h or
                                             last or stopped_by):
                     writer.frame(self.step_count, self.time, self.owned, self.contacts,
@@ -326,7 +335,8 @@ class Simulation(Stepper):
                       root and bool(self.stop_file and os.path.exists(self.stop_file)),
                       root and self.checkpoints.due_by_time(),
                       root and time.time() - last_flush >= self.flush_seconds,
-                      self.last["guard"][0]], np.int64), "max")
+                      self.last["guard"][0] + (self.last["guard"][2] is not None)],
+                     np.int64), "max")
 
     def _count(self, tally, row):
         tally.add(row, self.last, self.owned.n_owned, len(self.contacts))
@@ -369,11 +379,25 @@ class Simulation(Stepper):
 
     def _report_guards(self, tally):
         """Gather the guards' reports; rank 0 warns once per pair or body, at most
-        GUARD_LINES lines a run; "error" mode raises on every rank alike."""
-        counts, reports = zip(*self.comm.allgather(self.last["guard"]))
+        GUARD_LINES lines a run; "error" mode raises on every rank alike. Fast bodies with
+        nothing within reach on their own rank are settled against every rank's bodies."""
+        counts, reports, pending = zip(*self.comm.allgather(self.last["guard"]))
+        pending = [p for p in pending if p is not None]
+        reports = [r for part in reports for r in part]
+        if pending:
+            pending = tuple(np.concatenate(column) for column in zip(*pending))
+            o = self.owned
+            near = guards.pending_reach(pending, o.gid, self.last["start"], o.x, o.radius,
+                                        self.margin, self.period)
+            near = self.comm.allreduce_array(near.astype(np.int64), "max").astype(bool)
+            gid, _, travel, radius = (column[near] for column in pending)
+            counts += (len(gid),)
+            reports += [guards.fast_report(*f, self.h)
+                        for f in zip(gid[:guards.MAX_REPORTED], travel, radius)]
         tally.guard_events += sum(counts)
-        new = [(key, text) for part in reports for key, text in part
-               if key not in tally.reported]
+        if not sum(counts):
+            return
+        new = [(key, text) for key, text in reports if key not in tally.reported]
         tally.reported.update(key for key, _ in new)
         if self.guards == "error":
             raise everywhere(InputError(f"step {self.step_count}: unphysical state: "

@@ -87,9 +87,9 @@ class Stepper:
         self.local_dynamics_hook = None
         self.observers = []
         # what the last step leaves for the run's report: local-solve outcomes, solver
-        # events, du of the owned bodies, ghost count, guards (count, [(key, text)]), the
-        # elements' events (by NAME: (n, EVENTS) on every rank)
-        self.last = {"local": {}, "events": {}, "du": None, "ghosts": 0, "guard": (0, []),
+        # events, du of the owned bodies, ghost count, guards (count, [(key, text)], pending),
+        # the elements' events (by NAME: (n, EVENTS) on every rank)
+        self.last = {"local": {}, "events": {}, "du": None, "ghosts": 0, "guard": (0, [], None),
                      "element_events": {}}
 
     def _set_up(self, balance_tolerance, balance):
@@ -215,7 +215,8 @@ class Stepper:
         previous = dom.share_contacts(self.contacts)
         for e in self.elements:                     # driven bodies: v(t) from their signals
             e.start(b, self.time)
-        x0, w0 = b.x[:b.n_owned].copy(), b.w[:b.n_owned].copy()
+        start = b.x.copy()                            # the held bodies' (the guards)
+        x0, w0 = start[:b.n_owned], b.w[:b.n_owned].copy()
         t_mig = clock()
         dynamics.half_step(b, h, upto=len(b))
         t1 = clock()
@@ -276,12 +277,14 @@ class Stepper:
         # the owned rows (a copy when ghosts follow them; on one rank they are all there is)
         self.owned = o = b if b.n_owned == len(b) else b.take(np.arange(b.n_owned))
         wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
-        guard = (0, [])
+        guard = (0, [], None)
         if self.guards != "off":
             n_deep, deep = guards.deep_overlaps(contacts, b, self.max_overlap,
                                                 self.model.obstacles.names)
-            n_fast, fast = guards.fast_bodies(o.gid, o.x - x0, o.radius, self.max_travel, h)
-            guard = (n_deep + n_fast, deep + fast)
+            n_fast, fast, pending = guards.fast_bodies(
+                o.gid, x0, o.x, o.radius, self.max_travel, h, b, start, self.model.obstacles,
+                self.margin)
+            guard = (n_deep + n_fast, deep + fast, pending)
         t5 = clock()
         self.contacts = contacts
         self.time = (self.step_count + 1) * h
@@ -313,8 +316,8 @@ class Stepper:
         e["work_loads"] += work
         e["dissipated"] += dissipated
         self.last = {"local": report.local, "events": report.events, "du": du[:b.n_owned],
-                     "ghosts": len(b) - b.n_owned, "guard": guard, "projection": projected,
-                     "element_events": happened}
+                     "ghosts": len(b) - b.n_owned, "guard": guard, "start": x0,
+                     "projection": projected, "element_events": happened}
         return {"step": self.step_count, "time": self.time,
                 "contacts": self.comm.sum(len(contacts)),
                 "iterations": report.iterations, "residual": residual,
