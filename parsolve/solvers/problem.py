@@ -52,6 +52,19 @@ class Problem:
             err = self.residual(R)
         return it, err
 
+    def change(self, R_before, R):
+        """The relative change of the reactions over a sweep measured in velocities, as
+        LMGC90's "Quad" check measures it: sqrt(sum_a |W_aa dR_a|^2 / sum_a |W_aa R_a|^2),
+        dR = R - R_before, W_aa the rows' diagonal blocks (the velocity each row's own
+        reaction, and its change, give it), the sums exact over the ranks. Zero where no row
+        has a reaction."""
+        W = self.diagonal()
+        parts = np.empty((self.n, 2))
+        parts[:, 0] = np.sum(np.einsum("aij,aj->ai", W, R - R_before) ** 2, axis=1)
+        parts[:, 1] = np.sum(np.einsum("aij,aj->ai", W, R) ** 2, axis=1)
+        d, r = self.sums(parts)
+        return float(np.sqrt(d / r)) if r > 0.0 else 0.0
+
     # -- makers ------------------------------------------------------------------------------
     @classmethod
     def rows(cls, indptr, indices, blocks, diag, B, kind, param, order=None):
@@ -116,6 +129,10 @@ class _Rows(Problem):
 
     def _row_keys(self):
         return mix(np.arange(self.n, dtype=np.uint64))
+
+    def diagonal(self):
+        """W_aa (n, 3, 3)."""
+        return self.blocks[self.diag]
 
     def residual(self, R):
         return kernels.delassus_residual(self.indptr, self.indices, self.blocks, self.B,
@@ -198,6 +215,10 @@ class _Coupled(Problem):
             colour[rows] = c
         keys = np.column_stack([colour, *(np.asarray(k, np.int64) for k in self._keys)])
         return CanonicalRows.over(W, keys, indptr, indices)
+
+    def diagonal(self):
+        """W_aa (n, 3, 3), from the bodies' H and K."""
+        return self.ld.Wdiag
 
     def _row_keys(self):
         """A row's key from the global ids of its bodies (smaller, larger; -1 for one body):
