@@ -19,6 +19,11 @@ SHUFFLES = (None, "solve", "sweep")
 STOPS = ("residual", "change")
 
 
+def _count(value):
+    """An integer, not a bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 @dataclass
 class SolveReport:
     solver: str
@@ -51,7 +56,8 @@ class GaussSeidel:
     or "warm" (auto, its slide first by Newton on the slip direction from the reaction's:
     cheaper in a sweep, other bits than auto's).
 
-    Options for long granular solves (each off by default, when the loop is the one above):
+    Options for long granular solves (each off by default, when the loop is the one above;
+    tolerance mode only, refused beside `sweeps`):
     adapt: omega chosen from measured progress: after `adapt` sweeps in which the stop
     measure did not reach a new lowest value (by a thousandth), an over-relaxation omega > 1
     moves halfway back to 1 (to 1 within 0.01 of it), and stays there for the solve;
@@ -83,13 +89,19 @@ class GaussSeidel:
             raise InputError(f"GaussSeidel: shuffle must be one of {SHUFFLES}, got {shuffle!r}")
         if not (isinstance(seed, (int, np.integer)) and 0 <= seed < 2 ** 63):
             raise InputError(f"GaussSeidel: seed must be an integer >= 0, got {seed!r}")
-        if adapt is not None and not (isinstance(adapt, (int, np.integer)) and adapt >= 1):
+        if adapt is not None and not (_count(adapt) and adapt >= 1):
             raise InputError(f"GaussSeidel: adapt must be None or an integer >= 1, got "
                              f"{adapt!r}")
-        if not (isinstance(check, (int, np.integer)) and check >= 1):
+        if not (_count(check) and check >= 1):
             raise InputError(f"GaussSeidel: check must be an integer >= 1, got {check!r}")
-        if stop not in STOPS:
+        if not (isinstance(stop, str) and stop in STOPS):
             raise InputError(f"GaussSeidel: stop must be one of {STOPS}, got {stop!r}")
+        if sweeps is not None:               # a fixed number of sweeps measures nothing
+            for option, value, off in (("adapt", adapt, None), ("check", check, 1),
+                                       ("stop", stop, "residual")):
+                if value != off:
+                    raise InputError(f"GaussSeidel: {option}={value!r} needs the tolerance "
+                                     f"mode, not sweeps={sweeps}")
         self.adapt, self.check, self.stop = adapt, int(check), stop
         self.shuffle, self.seed = shuffle, int(seed)
         self.local = local

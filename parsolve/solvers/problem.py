@@ -55,15 +55,25 @@ class Problem:
     def change(self, R_before, R):
         """The relative change of the reactions over a sweep measured in velocities, as
         LMGC90's "Quad" check measures it: sqrt(sum_a |W_aa dR_a|^2 / sum_a |W_aa R_a|^2),
-        dR = R - R_before, W_aa the rows' diagonal blocks (the velocity each row's own
-        reaction, and its change, give it), the sums exact over the ranks. Zero where no row
-        has a reaction."""
+        dR = R - R_before, W_aa the rows' diagonal blocks (`diagonal`: the velocity each row's
+        own reaction, and its change, give it), the sums exact over the ranks (so every rank
+        reads the same number). Zero where no reaction changed; infinite where every reaction
+        went to zero and one changed. Each row's terms are written out, with no reduction
+        whose order could depend on the array's layout."""
         W = self.diagonal()
+        dR = R - R_before
         parts = np.empty((self.n, 2))
-        parts[:, 0] = np.sum(np.einsum("aij,aj->ai", W, R - R_before) ** 2, axis=1)
-        parts[:, 1] = np.sum(np.einsum("aij,aj->ai", W, R) ** 2, axis=1)
+        for col, X in ((0, dR), (1, R)):
+            v = W[:, :, 0] * X[:, 0:1] + W[:, :, 1] * X[:, 1:2] + W[:, :, 2] * X[:, 2:3]
+            parts[:, col] = v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2]
         d, r = self.sums(parts)
-        return float(np.sqrt(d / r)) if r > 0.0 else 0.0
+        if r > 0.0:
+            return float(np.sqrt(d / r))
+        return 0.0 if d == 0.0 else np.inf
+
+    def diagonal(self):
+        """W_aa (n, 3, 3): each row's own block."""
+        raise NotImplementedError
 
     # -- makers ------------------------------------------------------------------------------
     @classmethod
