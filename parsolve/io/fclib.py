@@ -301,8 +301,8 @@ def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0
     if solver == "gs":
         options.update(gs, omega=omega)
     elif gs:
-        raise InputError(f"fclib.solve: {', '.join(gs)} are Gauss-Seidel's options, not "
-                         f"{solver!r}'s")
+        raise InputError(f"fclib.solve: {', '.join(gs)}: Gauss-Seidel's (solver 'gs') "
+                         f"only, not for solver {solver!r}")
     s = make_solver(solver, **options)
     R = np.zeros((problem.n, 3)) if R is None else np.array(R, float)
     report = s.solve(Problem.coulomb(problem.indptr, problem.indices, problem.blocks,
