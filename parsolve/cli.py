@@ -57,6 +57,13 @@ def main(argv=None):
     solve.add_argument("--tol", type=float, default=1e-8)
     solve.add_argument("--max-iter", type=int, default=1000)
     solve.add_argument("--omega", type=float, default=1.0)
+    solve.add_argument("--adapt", type=int, metavar="K",
+                       help="gs: back omega off towards 1 after K sweeps without progress")
+    solve.add_argument("--check", type=int, default=1, metavar="K",
+                       help="gs: measure the stop criterion every K sweeps (1)")
+    solve.add_argument("--stop", default="residual", choices=("residual", "change"),
+                       help="gs: stop on the residual (default) or on the reactions' change "
+                            "over a sweep (LMGC90's Quad criterion)")
     solve.add_argument("--out", help="write /solution/r and /solution/u here")
     finfo = fcs.add_parser("info", help="sizes, non-zeros, friction range")
     finfo.add_argument("file")
@@ -268,7 +275,10 @@ def _fclib(ns):
               + (f"\n  {problem.title}" if problem.title else "")
               + (f"\n  {problem.description}" if problem.description else ""))
         return
-    R, U, report = fclib.solve(problem, ns.solver, ns.local, ns.tol, ns.max_iter, ns.omega)
+    gs = {k: v for k, v, off in (("adapt", ns.adapt, None), ("check", ns.check, 1),
+                                 ("stop", ns.stop, "residual")) if v != off}
+    R, U, report = fclib.solve(problem, ns.solver, ns.local, ns.tol, ns.max_iter, ns.omega,
+                               **gs)
     if ns.out:
         fclib.write_solution(ns.out, R, U)
     record = {"contacts": problem.n, "solver": ns.solver,

@@ -289,9 +289,11 @@ def write_solution(path, r, u):
         g["u"] = np.ascontiguousarray(u, float).reshape(-1)
 
 
-def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0, R=None):
+def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0, R=None,
+          **gs):
     """Solve `problem` from R (zero by default) with a solver of parsolve.solvers.make_solver;
-    returns (R, U, report) with U = W R + q and the report's residual as DESIGN.md section 2."""
+    returns (R, U, report) with U = W R + q and the report's residual as DESIGN.md section 2.
+    gs: Gauss-Seidel's adapt, check, stop (GaussSeidel), for solver "gs" only."""
     from ..solvers import Problem, make_solver
     from ..solvers.residual import residual_from_velocity
 
@@ -299,7 +301,10 @@ def solve(problem, solver="gs", local="auto", tol=1e-8, max_iter=1000, omega=1.0
     if solver in ("gs", "hybrid"):
         options["local"] = local
     if solver == "gs":
-        options["omega"] = omega
+        options.update(gs, omega=omega)
+    elif gs:
+        raise InputError(f"fclib.solve: {', '.join(gs)}: Gauss-Seidel's (solver 'gs') "
+                         f"only, not for solver {solver!r}")
     s = make_solver(solver, **options)
     R = np.zeros((problem.n, 3)) if R is None else np.array(R, float)
     report = s.solve(Problem.coulomb(problem.indptr, problem.indices, problem.blocks,

@@ -52,6 +52,29 @@ class Problem:
             err = self.residual(R)
         return it, err
 
+    def change(self, R_before, R):
+        """The relative change of the reactions over a sweep measured in velocities, as
+        LMGC90's "Quad" check measures it: sqrt(sum_a |W_aa dR_a|^2 / sum_a |W_aa R_a|^2),
+        dR = R - R_before, W_aa the rows' diagonal blocks (`diagonal`: the velocity each row's
+        own reaction, and its change, give it), the sums exact over the ranks (so every rank
+        reads the same number). Zero where no reaction changed; infinite where every reaction
+        went to zero and one changed. Each row's terms are written out, with no reduction
+        whose order could depend on the array's layout."""
+        W = self.diagonal()
+        dR = R - R_before
+        parts = np.empty((self.n, 2))
+        for col, X in ((0, dR), (1, R)):
+            v = W[:, :, 0] * X[:, 0:1] + W[:, :, 1] * X[:, 1:2] + W[:, :, 2] * X[:, 2:3]
+            parts[:, col] = v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1] + v[:, 2] * v[:, 2]
+        d, r = self.sums(parts)
+        if r > 0.0:
+            return float(np.sqrt(d / r))
+        return 0.0 if d == 0.0 else np.inf
+
+    def diagonal(self):
+        """W_aa (n, 3, 3): each row's own block."""
+        raise NotImplementedError
+
     # -- makers ------------------------------------------------------------------------------
     @classmethod
     def rows(cls, indptr, indices, blocks, diag, B, kind, param, order=None):
@@ -116,6 +139,10 @@ class _Rows(Problem):
 
     def _row_keys(self):
         return mix(np.arange(self.n, dtype=np.uint64))
+
+    def diagonal(self):
+        """W_aa (n, 3, 3)."""
+        return self.blocks[self.diag]
 
     def residual(self, R):
         return kernels.delassus_residual(self.indptr, self.indices, self.blocks, self.B,
@@ -198,6 +225,10 @@ class _Coupled(Problem):
             colour[rows] = c
         keys = np.column_stack([colour, *(np.asarray(k, np.int64) for k in self._keys)])
         return CanonicalRows.over(W, keys, indptr, indices)
+
+    def diagonal(self):
+        """W_aa (n, 3, 3), from the bodies' H and K."""
+        return self.ld.Wdiag
 
     def _row_keys(self):
         """A row's key from the global ids of its bodies (smaller, larger; -1 for one body):
