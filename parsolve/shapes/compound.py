@@ -435,18 +435,10 @@ def polygon_points(placed, rows):
 def polygons(placed, rows, R, first=0):
     """The faces of the blocks of the compounds `rows` (R their rotation matrices) as XDMF
     "Mixed" polygon cells: (points, topology with ids from `first`, the row of each face)."""
-    pts, topo, owner = [], [], []
-    at = first
-    for k, r in enumerate(rows):
-        c = compound(int(placed.template[r]))
-        for b, h in zip(c.block_centres, c.hulls):
-            pts.append(placed.x[r] + (h.vertices + b) @ R[k].T)
-            for f in h.faces:
-                topo += [3, len(f)] + (f + at).tolist()
-            owner += [k] * len(h.faces)
-            at += len(h.vertices)
-    return (np.concatenate(pts) if pts else np.zeros((0, 3)), np.asarray(topo, np.int64),
-            np.asarray(owner, np.int64))
+    parts = ((k, r, compound(int(placed.template[r]))) for k, r in enumerate(rows))
+    return polyhedron.polygon_cells(((k, placed.x[r] + (h.vertices + b) @ R[k].T, h.faces)
+                                     for k, r, c in parts
+                                     for b, h in zip(c.block_centres, c.hulls)), first)
 
 
 def points(placed, rows, R):

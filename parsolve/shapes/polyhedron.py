@@ -319,15 +319,23 @@ def polygons(placed, rows, R, first=0):
     """The faces of the polyhedra `rows` (R their rotation matrices) as XDMF "Mixed" polygon
     cells: (points (P, 3), topology [3, count, point ids, ...] with ids from `first`, the
     row of each face (index into rows))."""
+    return polygon_cells(((k, placed.x[r] + h.vertices @ R[k].T, h.faces)
+                          for k, r in enumerate(rows) for h in (hull(int(placed.template[r])),)),
+                         first)
+
+
+def polygon_cells(pieces, first=0):
+    """XDMF "Mixed" polygon cells of hulls placed in the world: `pieces` gives (owner, world
+    vertices (n, 3), faces) per hull; (points (P, 3), topology [3, count, point ids, ...] with
+    ids from `first`, the owner of each face)."""
     pts, topo, owner = [], [], []
     at = first
-    for k, r in enumerate(rows):
-        h = hull(int(placed.template[r]))
-        pts.append(placed.x[r] + h.vertices @ R[k].T)
-        for f in h.faces:
+    for k, vertices, faces in pieces:
+        pts.append(vertices)
+        for f in faces:
             topo += [3, len(f)] + (f + at).tolist()
-        owner += [k] * len(h.faces)
-        at += len(h.vertices)
+        owner += [k] * len(faces)
+        at += len(vertices)
     return (np.concatenate(pts) if pts else np.zeros((0, 3)), np.asarray(topo, np.int64),
             np.asarray(owner, np.int64))
 
