@@ -184,11 +184,7 @@ class DriverCommands:
                 raise InputError(f"{what}: a velocity needs its displacement")
             displacement = velocity = (0.0, 0.0, 0.0)
         d = MotionSignal(f"{what}: displacement", displacement)
-        if velocity is None:
-            if d.f is not None:
-                raise InputError(f"{what}: a callable displacement needs its velocity= (the "
-                                 "contacts use the obstacle's velocity exactly)")
-            velocity = _spline_slopes(d)
+        velocity = _rate(what, d, velocity, "displacement", "velocity", "velocity")
         spec = {"name": obstacle, "index": names.index(obstacle), "displacement": d,
                 "velocity": MotionSignal(f"{what}: velocity", velocity)}
         if angle is not None:
@@ -245,14 +241,22 @@ def _turned(R, y):
     return R[:, 0] * y[0] + R[:, 1] * y[1] + R[:, 2] * y[2]
 
 
+def _rate(what, signal, given, name, keyword, quantity):
+    """The rate of `signal`: `given`, or the slopes of its spline where it is given as
+    points; a callable needs its rate given (the contacts use the obstacle's `quantity`
+    exactly, no difference quotient)."""
+    if given is not None:
+        return given
+    if signal.f is not None:
+        raise InputError(f"{what}: a callable {name} needs its {keyword}= (the contacts use "
+                         f"the obstacle's {quantity} exactly)")
+    return _spline_slopes(signal)
+
+
 def _turn(what, angle, rate, axis, centre):
     """A turn's spec: angle and rate (scalar signals), the unit axis, the centre."""
     a = Signal(f"{what}: angle", angle)
-    if rate is None:
-        if a.f is not None:
-            raise InputError(f"{what}: a callable angle needs its rate= (the contacts use "
-                             "the obstacle's angular velocity exactly)")
-        rate = _spline_slopes(a)
+    rate = _rate(what, a, rate, "angle", "rate", "angular velocity")
     return {"angle": a, "rate": Signal(f"{what}: rate", rate),
             "axis": unit(f"{what}: axis", axis), "centre": finite(f"{what}: centre", centre,
                                                                   (3,))}
