@@ -74,6 +74,7 @@ def main():
     p.add_argument("--rounds", type=int, default=2)
     a = p.parse_args()
     comm = Comm(WORLD)
+    from parsolve.platform import petsc  # noqa: F401  PETSc starts on every rank at once
     for name in a.solvers:
         serial = run(Comm(MPI.COMM_SELF), SOLVERS[name](), a) if comm.root else None
         comm.barrier()
