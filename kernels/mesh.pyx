@@ -1,11 +1,12 @@
 """Contacts of spheres with a triangle mesh, compiled: the twin of parsolve/contact/mesh.py's
 sphere_mesh (same name, arguments and results; read that module's docstring for the rule of
 one contact per touching feature set)."""
-from libc.math cimport sqrt, floor
+from libc.math cimport sqrt
 from libc.stdlib cimport malloc, realloc, free
 from libc.stdint cimport uint64_t
 from splitmix cimport mix
 from linalg cimport dot3 as dot
+from mesh_grid cimport cell_span
 from typedefs cimport index_t
 
 cdef enum:
@@ -255,9 +256,10 @@ def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:,
     cdef index_t lo[3]
     cdef index_t hi[3]
     cdef double ck[3]
+    cdef double box_lo[3]
+    cdef double box_hi[3]
     cdef double q3[3]
     cdef double r, reach, s
-    cdef bint empty
     cdef int m
     cdef uint64_t used = 0, fid
     cdef index_t* stamp = <index_t*>malloc(nt * sizeof(index_t))
@@ -275,17 +277,10 @@ def sphere_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:,
                 ck[0], ck[1], ck[2] = c[k, 0], c[k, 1], c[k, 2]
                 r = radius[k]
                 reach = r + margin
-                empty = False
                 for m in range(3):
-                    lo[m] = <index_t>floor((ck[m] - reach - lower[m]) / cell)
-                    hi[m] = <index_t>floor((ck[m] + reach - lower[m]) / cell)
-                    if lo[m] < 0:
-                        lo[m] = 0
-                    if hi[m] > dims[m] - 1:
-                        hi[m] = dims[m] - 1
-                    if lo[m] > hi[m]:
-                        empty = True
-                if empty:
+                    box_lo[m] = ck[m] - reach
+                    box_hi[m] = ck[m] + reach
+                if cell_span(box_lo, box_hi, &lower[0], cell, &dims[0], lo, hi):
                     continue
                 nf = 0
                 for i in range(lo[0], hi[0] + 1):

@@ -1,10 +1,11 @@
 """Contacts of blocks (convex polyhedra, boxes) with a triangle mesh, compiled: the twin of
 parsolve/contact/mesh_poly.py's poly_mesh (same name, arguments and results; read that
 module's docstring)."""
-from libc.math cimport sqrt, floor, fabs, INFINITY
+from libc.math cimport sqrt, fabs, INFINITY
 from libc.stdlib cimport malloc, realloc, free
 from libc.stdint cimport uint64_t
 from linalg cimport cross3, dot3 as dot, sub3
+from mesh_grid cimport cell_span
 from splitmix cimport mix
 from typedefs cimport index_t
 
@@ -518,8 +519,10 @@ def poly_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, :
     cdef index_t hi[3]
     cdef double xk[3]
     cdef double qv[3]
+    cdef double box_lo[3]
+    cdef double box_hi[3]
     cdef double a, b, c, rad, reach, mn, mx
-    cdef bint empty, ok = True
+    cdef bint ok = True
     cdef Pts pts
     for k in range(bvptr.shape[0] - 1):
         if bvptr[k + 1] - bvptr[k] > maxv:
@@ -563,7 +566,6 @@ def poly_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, :
                         pn[3 * f + m] = R[k, m, 0] * a + R[k, m, 1] * b + R[k, m, 2] * c
                     pd[f] = BD[fptr[tk] + f] + dot(&pn[3 * f], xk)
                 rad = bradius[tk]
-                empty = False
                 for m in range(3):
                     mn = INFINITY
                     mx = -INFINITY
@@ -572,15 +574,9 @@ def poly_mesh(const double[:, ::1] V, const index_t[:, ::1] T, const double[:, :
                             mn = pv[3 * i + m]
                         if pv[3 * i + m] > mx:
                             mx = pv[3 * i + m]
-                    lo[m] = <index_t>floor((mn - margin - lower[m]) / cell)
-                    hi[m] = <index_t>floor((mx + margin - lower[m]) / cell)
-                    if lo[m] < 0:
-                        lo[m] = 0
-                    if hi[m] > dims[m] - 1:
-                        hi[m] = dims[m] - 1
-                    if lo[m] > hi[m]:
-                        empty = True
-                if empty:
+                    box_lo[m] = mn - margin
+                    box_hi[m] = mx + margin
+                if cell_span(box_lo, box_hi, &lower[0], cell, &dims[0], lo, hi):
                     continue
                 pts.n = 0
                 for i in range(lo[0], hi[0] + 1):
