@@ -15,7 +15,6 @@ on which the two ways end apart).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -59,14 +58,7 @@ def worker(path, way, tol, max_iter):
 def run(path, way, tol, max_iter, seconds):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", path, way, repr(tol),
            str(max_iter)]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return {"failed": f"timeout after {seconds:g} s"}
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-    if out.returncode or not lines:
-        return {"failed": f"exit {out.returncode}: {out.stderr.strip()[-300:]}"}
-    return json.loads(lines[-1])
+    return common.worker_record(cmd, seconds)
 
 
 def main():

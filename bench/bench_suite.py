@@ -21,7 +21,6 @@ of each pair.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -80,14 +79,7 @@ def worker(path, solver, tol):
 
 def run_parsolve(path, solver, tol, seconds):
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", path, solver, repr(tol)]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return {"failed": f"timeout after {seconds:g} s"}
-    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
-    if out.returncode or not lines:
-        return {"failed": f"exit {out.returncode}: {out.stderr.strip()[-300:]}"}
-    return json.loads(lines[-1])
+    return common.worker_record(cmd, seconds)
 
 
 def run_siconos(path, solver, tol, seconds):

@@ -75,3 +75,16 @@ def run_in(tree, *args, capture=False):
     out = subprocess.run([sys.executable, *args], cwd=tree, check=True, env=env,
                          stdout=subprocess.PIPE if capture else subprocess.DEVNULL, text=True)
     return out.stdout if capture else None
+
+
+def worker_record(cmd, seconds):
+    """Run a worker process `cmd` with a wall-clock limit: the last JSON line it printed, or
+    {"failed": why} (a timeout, an exit code with the end of its stderr)."""
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return {"failed": f"timeout after {seconds:g} s"}
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if out.returncode or not lines:
+        return {"failed": f"exit {out.returncode}: {out.stderr.strip()[-300:]}"}
+    return json.loads(lines[-1])
