@@ -10,8 +10,6 @@ project's): rigid bodies and mass points, generalized-alpha (its default implici
 - spring: a mass point on a spring-damper to the ground.
 Prints one JSON line: seconds (SolveDynamic alone), steps, simulated, physics, version.
 """
-import argparse
-import json
 import os
 import sys
 import time
@@ -106,14 +104,5 @@ def run(name, spec):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("model", choices=M.SMALL)
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    spec = M.MODELS[args.model]
-    print(json.dumps(run(args.model, M.quick(spec) if args.quick else spec)), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    M.worker_main(run)

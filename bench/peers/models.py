@@ -174,3 +174,17 @@ def pour_physics(spec, x, r):
         packing = float(inside.sum() / ((side - 2 * margin) ** 2 * (z1 - z0)))
     return {"bed_height": height, "packing": packing,
             "com_height": float((vol * x[:, 2]).sum() / vol.sum()), "spheres": int(len(r))}
+
+
+def worker_main(run):
+    """A peer's worker, `python PEER_models.py MODEL [--quick]`: prints run(name, spec)'s
+    record as one JSON line (the small models only)."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model", choices=SMALL)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    spec = MODELS[args.model]
+    print(json.dumps(run(args.model, quick(spec) if args.quick else spec)), flush=True)

@@ -10,8 +10,6 @@ Moreau-Jean time stepping (theta = 0.5), as its own examples build them.
 - spring: a Lagrangian linear system with stiffness and damping (no interaction).
 Prints one JSON line: seconds (the stepping loop alone), steps, simulated, physics, version.
 """
-import argparse
-import json
 import os
 import sys
 import time
@@ -104,14 +102,5 @@ def run(name, spec):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("model", choices=M.SMALL)
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
-    spec = M.MODELS[args.model]
-    print(json.dumps(run(args.model, M.quick(spec) if args.quick else spec)), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    M.worker_main(run)
