@@ -50,6 +50,47 @@ def test_broad_phase_finds_exactly_the_brute_force_pairs():
     np.testing.assert_array_equal(got, np.stack([i, j], 1))
 
 
+
+def test_few_bodies_pair_by_every_pair_as_the_grid_pairs_them():
+    """Up to ALL_PAIRS_MAX bodies every pair is tested: the same pairs, in the same order and
+    type, as the cell grid's, touching, apart, clustered and coincident."""
+    from parsolve.contact import broadphase
+
+    rng = np.random.default_rng(4)
+    for n in (2, 3, 11, 40, broadphase.ALL_PAIRS_MAX):
+        for spread in (0.02, 0.1, 1.0):
+            x = rng.uniform(0, spread, (n, 3))
+            x[-1] = x[0]                                  # two bodies in one place
+            r = rng.uniform(0.01, 0.03, n)
+            want = broadphase._one_grid(x, r, 1e-3)
+            got = candidate_pairs(x, r, 1e-3)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_one_ranks_delassus_rows_are_petscs_sums_bit_for_bit():
+    """block_rows sums repeated blocks as MatSetValuesBlocked with ADD_VALUES does (the first
+    set, the others added in order, a -0.0 kept): the same block CSR as PETSc's assembly."""
+    from parsolve.parallel.operators import block_rows
+    from parsolve.solvers.problem import block_csr
+
+    rng = np.random.default_rng(7)
+    n, m = 9, 60
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    rows[:n], cols[:n] = np.arange(n), np.arange(n)       # every diagonal block
+    blocks = rng.normal(size=(m, 9)) * 10.0 ** rng.integers(-8, 8, (m, 1))
+    blocks[n, 0] = -0.0
+    W = PETSc.Mat().createBAIJ(size=(3 * n, 3 * n), bsize=3, nnz=(24, 24), comm=PETSc.COMM_SELF)
+    W.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
+    W.setValuesBlockedRCV(rows.astype(PETSc.IntType)[:, None],
+                          cols.astype(PETSc.IntType)[:, None], blocks,
+                          addv=PETSc.InsertMode.ADD_VALUES)
+    W.assemble()
+    for got, want in zip(block_rows(rows, cols, blocks, n), block_csr(W)):
+        assert got.shape == want.shape
+        assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+    W.destroy()
+
 def dense_H(c, b):
     H = np.zeros((3 * len(c), 6 * len(b)))
     for k in range(len(c)):

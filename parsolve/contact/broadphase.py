@@ -12,6 +12,8 @@ larger level with the smaller bodies by a look in the few cells its reach covers
 bodies hashed by their centres on cells of half the larger level's radius. The pairs and
 their order are the same as one grid's.
 """
+import functools
+
 import numpy as np
 
 from ..platform import libm
@@ -42,7 +44,28 @@ def candidate_pairs(x, radius, margin, extents=None):
         return np.zeros((0, 2), np.int64)
     if radius.max() > LEVEL_RATIO * radius.min():
         return _levels(x, radius, margin, extents)
+    if n <= ALL_PAIRS_MAX:
+        return _all_pairs(x, radius, margin)
     return _one_grid(x, radius, margin)
+
+
+ALL_PAIRS_MAX = 128                     # bodies: below, testing every pair costs less
+
+
+def _all_pairs(x, radius, margin):
+    """candidate_pairs by testing every pair (a mechanism's few bodies): the pairs and their
+    order are the grid's, from the same distance test."""
+    a, b = _upper(len(x))
+    d = x[a] - x[b]
+    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
+    return np.stack([a[near], b[near]], axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _upper(n):
+    """Every pair (i, j), i < j < n, sorted by (i, j)."""
+    a, b = np.triu_indices(n, 1)
+    return a.astype(np.int64), b.astype(np.int64)
 
 
 def _levels(x, radius, margin, extents=None):

@@ -120,6 +120,8 @@ class Comm:
     def offset(self, n):
         """(first row of this rank, total rows) when every rank contributes `n` rows in rank
         order: where a rank writes its slice of a shared dataset."""
+        if self.size == 1:
+            return 0, int(n)
         return int(self.mpi.exscan(int(n), op=MPI.SUM) or 0), int(self.sum(int(n)))
 
     def sum_counts(self, counts):

@@ -98,8 +98,11 @@ class Domain:
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
                                for a in send[i].values())
-        recv = self._graph.neighbor_alltoall(send) if neighbours else \
-            self.comm.mpi.alltoall(send)
+        if self.comm.size == 1:                 # to itself: nothing to send
+            recv = send
+        else:
+            recv = self._graph.neighbor_alltoall(send) if neighbours else \
+                self.comm.mpi.alltoall(send)
         out = {k: np.concatenate([p[k] for p in recv] or [v[:0]]) for k, v in payload.items()}
         self.seconds += time.perf_counter() - t0
         return out

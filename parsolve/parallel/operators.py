@@ -41,7 +41,9 @@ def distributed_delassus(ld, domain, held):
     the owner of its body, which forms the blocks H_e1 M^-1 H_e2^T of all pairs of
     incidences at the body, whichever ranks own the two contacts, and adds them with
     MatSetValuesBlocked; PETSc sends the rows it does not own to their owners at assembly.
-    Returns (W, first global contact index of this rank).
+    Returns (W, first global contact index of this rank, W's block rows (indptr, global
+    block columns, blocks) or None: on one rank they are summed here, as PETSc would, and W
+    made from them).
     """
     from ..platform.petsc import PETSc
 
@@ -52,17 +54,44 @@ def distributed_delassus(ld, domain, held):
     inc = {"gid": held.gid[ld.inc_body], "row": first + ld.con,
            "H": ld.H.reshape(-1, 18), "K": ld.K.reshape(-1, 18)}
     got = domain.route(np.arange(len(ld.con)), owner[ld.inc_body], inc)
-    W = PETSc.Mat().createBAIJ(size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3,
-                               nnz=(24, 24), comm=comm.petsc())
-    W.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
     order = np.lexsort((got["row"], got["gid"]))
     gid, row = got["gid"][order], got["row"][order]
     H, K = got["H"][order].reshape(-1, 3, 6), got["K"][order].reshape(-1, 6, 3)
     p1, p2 = pairs_sharing(gid)                                 # all pairs at each body
+    blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9) if len(p1) else None
+    if comm.size == 1:
+        csr = block_rows(row[p1], row[p2], blocks, n)
+        return delassus_matrix(*csr, comm.petsc(), n_global), first, csr
+    W = PETSc.Mat().createBAIJ(size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3,
+                               nnz=(24, 24), comm=comm.petsc())
+    W.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
     if len(p1):
-        blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9)
         W.setValuesBlockedRCV(row[p1].astype(PETSc.IntType)[:, None],
                               row[p2].astype(PETSc.IntType)[:, None], blocks,
                               addv=PETSc.InsertMode.ADD_VALUES)
     W.assemble()
-    return W, first
+    return W, first, None
+
+
+def block_rows(rows, cols, blocks, n):
+    """(indptr, block columns, blocks (nnz, 3, 3)) of the n block rows holding the sums of
+    `blocks` (m, 9) at (rows, cols): each entry set by its first block and added to by the
+    others in their order, as MatSetValuesBlocked with ADD_VALUES builds it, so the sums
+    are PETSc's bits."""
+    if blocks is None or not len(rows):
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros((0, 3, 3))
+    width = np.int64(max(n, int(cols.max()) + 1))
+    key = rows.astype(np.int64) * width + cols
+    o = np.argsort(key, kind="stable")
+    k = key[o]
+    start = np.r_[True, k[1:] != k[:-1]]
+    group = np.cumsum(start) - 1
+    nth = np.arange(len(k)) - np.flatnonzero(start)[group]
+    out = blocks[o[start]].copy()
+    for m in range(1, int(nth.max()) + 1):           # the m-th block of each entry, if any
+        more = nth == m
+        out[group[more]] += blocks[o[more]]
+    entry = k[start]
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(entry // width, minlength=n), out=indptr[1:])
+    return indptr, entry % width, out.reshape(-1, 3, 3)

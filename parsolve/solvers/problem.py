@@ -260,8 +260,8 @@ class _Coupled(Problem):
             indptr, indices, blocks, _ = self.ld.rows
             return (delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0,
                     (indptr, indices, blocks))
-        W, first = self._operator()
-        return W, first, block_csr(W)
+        W, first, csr = self._operator()
+        return W, first, block_csr(W) if csr is None else csr
 
 
 def shuffle_salt(seed, sweep):

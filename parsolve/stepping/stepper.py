@@ -532,7 +532,7 @@ class Stepper:
         """The step's residual from U = W R + B with W assembled as one PETSc matrix over all
         ranks from the incidences (parallel.operators): an independent check of the
         body-coupled form the sweeps use. Kept in the history as petsc_residual."""
-        W, _ = distributed_delassus(ld, self.domain, held)
+        W, _, _ = distributed_delassus(ld, self.domain, held)
         x, y = W.createVecs()
         x.setArray(R.reshape(-1))
         W.mult(x, y)
