@@ -13,7 +13,7 @@ Two forms of W:
   of the block-CSR sweep up to round-off.
 Local frame: normal first. Python twins: parsolve/solvers/twins.py, same names.
 """
-from libc.math cimport sqrt, fabs
+from libc.math cimport sqrt, fabs, floor, ldexp, frexp, log2, ceil, isfinite
 from codes cimport LOCAL_NCODES, METHOD_COUNT
 from law cimport law_solve, law_residual_sq
 from typedefs cimport index_t, kind_t
@@ -262,6 +262,26 @@ def body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                     du[j, k] += K[e, k, 0] * R[a, 0] + K[e, k, 1] * R[a, 1] + K[e, k, 2] * R[a, 2]
 
 
+cdef void body_parts(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                     const double[:, :, ::1] H, const double[:, ::1] B, const kind_t[::1] kind,
+                     const double[:, ::1] param, const double[:, ::1] R,
+                     const double[:, ::1] du, double[:, ::1] U,
+                     double[:, ::1] parts) noexcept nogil:
+    """body_residual's U and parts."""
+    cdef Py_ssize_t n = B.shape[0], a, c
+    cdef const double* Rp = &R[0, 0] if R.shape[0] else NULL
+    for a in range(n):
+        for c in range(3):
+            U[a, c] = B[a, c]
+        add_coupled(a, &inc_ptr[0], &inc_body[0] if inc_body.shape[0] else NULL,
+                    &H[0, 0, 0] if H.shape[0] else NULL,
+                    &du[0, 0] if du.shape[0] else NULL, &U[a, 0])
+        parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], Rp)
+        parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
+        parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
+        parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]
+
+
 def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                   const double[:, :, ::1] H, const double[:, ::1] B, const kind_t[::1] kind,
                   const double[:, ::1] param, const double[:, ::1] R,
@@ -270,17 +290,90 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
     parts (n, 4), e_a the row's natural-map residual (parsolve/solvers/residual.py). The caller
     sums them (parsolve.parallel.reduce.exact_sums) so that the total does not depend on the
     ranks."""
-    cdef Py_ssize_t n = B.shape[0], a, c
-    assert kind.shape[0] == param.shape[0] == n
-    cdef const double* Rp = &R[0, 0] if R.shape[0] else NULL
+    assert kind.shape[0] == param.shape[0] == B.shape[0]
     with nogil:
-        for a in range(n):
-            for c in range(3):
-                U[a, c] = B[a, c]
-            add_coupled(a, &inc_ptr[0], &inc_body[0] if inc_body.shape[0] else NULL,
-                        &H[0, 0, 0] if H.shape[0] else NULL,
-                        &du[0, 0] if du.shape[0] else NULL, &U[a, 0])
-            parts[a, 0] = law_residual_sq(kind[a], &param[a, 0], &R[a, 0], &U[a, 0], Rp)
-            parts[a, 1] = B[a, 0] * B[a, 0] + B[a, 1] * B[a, 1] + B[a, 2] * B[a, 2]
-            parts[a, 2] = R[a, 0] * R[a, 0] + R[a, 1] * R[a, 1] + R[a, 2] * R[a, 2]
-            parts[a, 3] = U[a, 0] * U[a, 0] + U[a, 1] * U[a, 1] + U[a, 2] * U[a, 2]
+        body_parts(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts)
+
+
+cdef double exact_residual(const double[:, ::1] parts) noexcept nogil:
+    """residual_from_parts(exact_sums(parts)) for the rows of one rank alone, in C with the
+    same operations (parsolve/parallel/reduce.py's exact_sums: each column's terms scaled by
+    one power of two and floored, summed as integers; parsolve/solvers/residual.py)."""
+    cdef Py_ssize_t n = parts.shape[0], i, c
+    cdef double m, x
+    cdef double total[4]
+    cdef double e, b, r, u, den
+    cdef int shift, exponent
+    cdef long long acc
+    for c in range(4):
+        m = parts[0, c] if n else 0.0                     # column_max
+        for i in range(1, n):
+            x = parts[i, c]
+            if x > m or x != x:
+                if m == m:
+                    m = x
+        frexp(m, &exponent)
+        shift = 62 - <int>ceil(log2(<double>(n if n > 1 else 1))) - (exponent if isfinite(m) else 0)
+        if not isfinite(m):
+            total[c] = m
+            continue
+        acc = 0
+        for i in range(n):
+            acc += <long long>floor(ldexp(parts[i, c], shift))
+        total[c] = ldexp(<double>acc, -shift) if m > 0.0 else 0.0
+    for c in range(4):                                     # residual_from_parts
+        x = total[c]
+        if 0.0 > x:
+            x = 0.0
+        total[c] = sqrt(x)
+    e, b, r, u = total[0], total[1], total[2], total[3]
+    den = b
+    if r > den:
+        den = r
+    if u > den:
+        den = u
+    return e / den if den > 0.0 else e
+
+
+cdef double body_residual_rows(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                               const double[:, :, ::1] H, const double[:, ::1] B,
+                               const kind_t[::1] kind, const double[:, ::1] param,
+                               const double[:, ::1] R, const double[:, ::1] du,
+                               double[:, ::1] U, double[:, ::1] parts) noexcept nogil:
+    """body_residual's parts, then their residual on one rank (exact_residual)."""
+    body_parts(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts)
+    return exact_residual(parts)
+
+
+def body_gauss_seidel_rows(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                           const double[:, :, ::1] H, const double[:, :, ::1] K,
+                           const double[:, :, ::1] Wdiag, const double[:, ::1] B,
+                           const kind_t[::1] kind, const double[:, ::1] param,
+                           double[:, ::1] R, double[:, ::1] du, double[:, ::1] U,
+                           double[:, ::1] parts, const index_t[::1] order, double omega,
+                           index_t[::1] counts, int method, double tol, Py_ssize_t max_iter):
+    """GaussSeidel's loop through the bodies on one rank in one call (as gauss_seidel_rows on
+    block-CSR rows): sweeps in `order` until the residual (body_residual's parts summed as
+    exact_sums sums them on one rank) reaches tol or max_iter sweeps are done, measured
+    before and after each sweep. Returns (sweeps, residual); the iterates and the residual
+    are those of the loop in Python, bit for bit."""
+    cdef Py_ssize_t n = order.shape[0], it = 0
+    cdef Py_ssize_t width = param.shape[1]
+    cdef double err, dmax = 0.0, rmax = 0.0
+    check_sweep(counts, method, kind, param, B)
+    assert U.shape[0] == parts.shape[0] == B.shape[0] and parts.shape[1] == 4
+    if B.shape[0] == 0:
+        return 0, 0.0
+    cdef Incidences s = incidences(inc_ptr, inc_body, H, K, Wdiag, B, param, R, du)
+    cdef const kind_t* kp = &kind[0]
+    cdef const index_t* op = &order[0] if n else NULL
+    cdef index_t* cp = &counts[0]
+    with nogil:
+        err = body_residual_rows(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts)
+        while err > tol and it < max_iter:
+            if n:
+                body_sweep_rows(s.ip, s.ib, s.H, s.K, s.W, s.B, kp, s.p, width, s.R, s.du, op,
+                                n, omega, cp, method, &dmax, &rmax)
+            it += 1
+            err = body_residual_rows(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts)
+    return it, err

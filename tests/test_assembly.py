@@ -40,6 +40,58 @@ def make_step(n=60):
     return m, sim, b, c, LocalDynamics(c, b, vf, wf, Jinv, 1e-3), (vf, wf, Jinv)
 
 
+
+@pytest.mark.parametrize("case", ["step", "capped", "zero", "nan"])
+def test_one_ranks_compiled_body_loop_is_the_python_loop_bit_for_bit(case):
+    """On one rank GaussSeidel's loop through the bodies is one compiled call
+    (kernels.body_gauss_seidel_rows, the exact sums in C): the same sweeps, iterates, du,
+    counts and residual as the loop of single sweeps and exact_sums it replaces, bit for bit,
+    and its twin's to round-off; a residual that is not finite stops it at once, as it stops
+    the loop."""
+    from parsolve.laws.codes import OUTCOMES
+    from parsolve.parallel.colouring import ColourSchedule
+    from parsolve.solvers import kernels, twins
+    from parsolve.solvers.problem import Problem
+
+    *_, ld, _ = make_step()
+    B = ld.B.copy()
+    if case == "zero":
+        B[:] = 0.0
+    if case == "nan":
+        B[1, 2] = np.nan
+    ld.B = B
+    cap = 4 if case == "capped" else 5000
+    out = []
+    for impl in ("compiled", "loop", "twin"):
+        du = np.zeros((ld.nbodies, 6))
+        R, counts = np.zeros((ld.n, 3)), np.zeros(len(OUTCOMES), np.int64)
+        p = Problem.coupled(ld, du, ColourSchedule.single(ld.n))
+        if impl == "compiled":
+            it, err = p.gauss_seidel(R, counts, 1.3, 0, 1e-10, cap)
+        elif impl == "loop":
+            it, err = Problem.gauss_seidel(p, R, counts, 1.3, 0, 1e-10, cap)
+        else:
+            it, err = twins.body_gauss_seidel_rows(
+                ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, B, ld.kind, ld.param, R, du,
+                np.empty((ld.n, 3)), np.empty((ld.n, 4)), np.arange(ld.n), 1.3, counts, 0,
+                1e-10, cap)
+        out.append((it, err, R, du, counts))
+    (it, err, R, du, counts), loop, twin = out
+    assert kernels.COMPILED
+    assert it == loop[0] and (err == loop[1] or (np.isnan(err) and np.isnan(loop[1])))
+    for a, b in zip((R, du, counts), loop[2:]):
+        assert a.tobytes() == b.tobytes()
+    assert it == twin[0]
+    np.testing.assert_allclose(R, twin[2], rtol=0, atol=1e-9 * max(np.abs(R).max(), 1e-300))
+    if case == "step":
+        assert 2 < it < 5000 and err <= 1e-10
+    elif case == "capped":
+        assert it == 4 and err > 1e-10
+    elif case == "zero":
+        assert it == 0 and err == 0.0
+    else:
+        assert it == 0 and np.isnan(err)
+
 def test_broad_phase_finds_exactly_the_brute_force_pairs():
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 1, (400, 3))

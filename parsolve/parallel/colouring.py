@@ -140,14 +140,32 @@ class ColourSchedule:
         self._start = start
         self._finish = finish
         self.loop = loop
+        self._whole = None                # the colours in turn, when nothing is exchanged
 
     @classmethod
     def single(cls, n):
         """All n contacts as one colour, no exchange (a serial problem without geometry)."""
         return cls([np.arange(n, dtype=np.int64)])
 
+    @property
+    def serial(self):
+        """No exchanges: the rows of one rank, which are all there are."""
+        return self._start is None and self._finish is None
+
+    def whole(self):
+        """The colours' rows in turn (int64), the order of a sweep without exchanges."""
+        if self._whole is None:
+            self._whole = np.concatenate(self.colours) if self.colours else \
+                np.zeros(0, np.int64)
+        return self._whole
+
     def visit(self, relax):
-        """relax(order) for every colour's contacts, exchanging as the class says."""
+        """relax(order) for every colour's contacts, exchanging as the class says; without
+        exchanges, once over the colours in turn (the same rows in the same order)."""
+        if self.serial:
+            if self.colours:
+                relax(self.whole())
+            return
         for c, order in enumerate(self.colours):
             k = self.boundary[c]
             if k:

@@ -176,6 +176,18 @@ class _Coupled(Problem):
         self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
                                                              order))
 
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+        """As Problem.gauss_seidel; on one rank (a schedule without exchanges, the sums this
+        rank's exact sums) the whole loop is one compiled call, the same iterates and
+        residuals bit for bit."""
+        if salt is not None or not self.schedule.serial or self.sums is not exact_sums:
+            return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
+        ld = self.ld
+        return kernels.body_gauss_seidel_rows(*self._inc, ld.H, ld.K, ld.Wdiag, self.B,
+                                              self.kind, self.param, R, self.du, self._U,
+                                              self._parts, self.schedule.whole(), omega,
+                                              counts, method, tol, max_iter)
+
     def sweep(self, R, counts, omega=1.0, method=0, salt=None):
         """One sweep in the schedule's order, or (salt: a uint64) with the colours in the order
         of their hashes and each colour's rows in the order of theirs, its boundary and

@@ -7,6 +7,8 @@ import math
 import numpy as np
 
 from .. import laws
+from ..parallel.reduce import exact_sums
+from .residual import residual_from_parts
 
 
 def gauss_seidel_sweep(indptr, indices, blocks, diag, B, kind, param, R, order, omega, counts,
@@ -103,6 +105,25 @@ def body_residual(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts):
         parts[a] = (laws.residual_sq(kind[a], param[a], R[a], U[a], R), B[a] @ B[a],
                     R[a] @ R[a], U[a] @ U[a])
 
+
+
+def body_gauss_seidel_rows(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du, U, parts,
+                           order, omega, counts, method, tol, max_iter):
+    if len(B) == 0:
+        return 0, 0.0
+
+    def residual():
+        body_residual(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts)
+        return residual_from_parts(exact_sums(parts))
+
+    err, it = residual(), 0
+    while err > tol and it < max_iter:
+        if len(order):
+            body_gauss_seidel_sweep(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du,
+                                    order, omega, counts, method)
+        it += 1
+        err = residual()
+    return it, err
 
 def alart_curnier(kind, param, R, U, rho_n, rho_t, Phi, A=None, B=None, C=None):
     """Phi, and A and B when given, in place: each row's semismooth function; C (n, 3), when
