@@ -428,3 +428,39 @@ def test_a_step_with_joint_rows_is_not_exported_to_fclib():
     sim.step()
     with pytest.raises(InputError, match="1 bilateral"):
         fclib.from_local_dynamics(box["ld"])
+
+
+def test_the_compiled_joint_points_equal_their_twin_bit_for_bit():
+    """kernels/joints.pyx against parsolve/elements/twins.py on random rows (to the world and
+    between bodies, signed zeros, unrotated and still bodies, few rows and many): every
+    output, the signs of zeros included."""
+    from parsolve._kernels import compiled
+    from parsolve.elements import twins
+
+    modules = compiled("joints")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    kernel = modules[0]
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        nb, nj = (int(rng.integers(1, 30)), int(rng.integers(1, 40))) if trial % 20 \
+            else (2000, 3000)
+        x = rng.normal(size=(nb, 3)) * 10.0 ** rng.uniform(-3, 3, (nb, 1))
+        q = rng.normal(size=(nb, 4))
+        q /= np.linalg.norm(q, axis=1)[:, None]
+        v, w = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
+        pa, pb = rng.normal(size=(nj, 3)), rng.normal(size=(nj, 3))
+        for arr in (x, q, v, w, pa, pb):
+            arr[rng.random(arr.shape) < 0.15] = -0.0
+            arr[rng.random(arr.shape) < 0.1] = 0.0
+        if trial % 7 == 0:
+            q[:], w[:] = (1.0, 0.0, 0.0, 0.0), 0.0
+        use = np.flatnonzero(rng.random(nj) < 0.6)
+        a = rng.integers(0, nb, len(use))
+        b = np.where(rng.random(len(use)) < 0.5, rng.integers(0, nb, len(use)), -1)
+        if trial % 5 == 0:
+            b[:] = -1
+        args = (x, q, v, w, a, b, use, pa, pb)
+        for got, want in zip(kernel.joint_points(*args), twins.joint_points(*args)):
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))

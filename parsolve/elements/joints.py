@@ -33,6 +33,7 @@ included at the step's start's angular velocity: see _arc).
 """
 import numpy as np
 
+from .._kernels import compiled
 from ..contact.frames import frames_from_normals
 from ..dynamics.rotation import exp_map, quat_to_matrix
 from ..errors import InputError, everywhere
@@ -40,13 +41,19 @@ from ..laws import bilateral, spring
 from ..tables.checks import body_id, finite, positive, unit
 from ..tables.interactions import Interactions
 from ..tables.keys import JOINT, NAMESPACES
+from . import twins
 from .base import Element, lookup
 from .signals import Signal
 
 TYPES = ("fix_point", "fix_direction", "prescribe", "rigid_link", "spring")
+FIX_POINT, FIX_DIRECTION, PRESCRIBE, RIGID_LINK, SPRING = range(len(TYPES))
 
 POSITIONAL = ("fix_point", "fix_direction", "rigid_link")   # position constraints (projection)
 REACH_SLACK = 1.5     # the cells hold rows whose bodies move to 1.5 times their first reach
+_EYE = np.eye(3)[None]
+
+_modules = compiled("joints")
+_kernel = _modules[0] if _modules is not None else twins
 
 
 class Joints(Element):
@@ -58,6 +65,15 @@ class Joints(Element):
         self.type = np.array([s["type"] for s in self.specs], dtype=object)
         self.a = np.array([s["body"] for s in self.specs], np.int64)
         self.b = np.array([s["other"] for s in self.specs], np.int64)
+        # what every step asks of the specs, once: the types' codes (TYPES), the bodies to
+        # look up (A's, then B's), the joints to the world, the prescribed ones, and which
+        # joints are of the types a caller asks for (_wanted)
+        self.code = np.array([TYPES.index(t) for t in self.type], np.int64)
+        self._ends = np.concatenate([self.a, self.b])
+        self._world = self.b < 0
+        self._prescribed = [int(j) for j in np.flatnonzero(self.code == PRESCRIBE)]
+        self._present = frozenset(self.code.tolist())
+        self._of_types = {}
 
     def bodies(self):
         return np.unique(np.concatenate([self.a, self.b[self.b >= 0]]))
@@ -115,71 +131,75 @@ class Joints(Element):
         # stops all ranks with one named error
         signal = {j: self.specs[j]["value"](t + h) if self.specs[j]["signal"] != "acceleration"
                   else self.specs[j]["value"].integral(t + h)
-                  for j in np.flatnonzero(self.type == "prescribe")
-                  if types is None or "prescribe" in types}
-        ia, ib = lookup(held.gid, self.a), lookup(held.gid, self.b)
-        wanted = np.ones(len(self), bool) if types is None else np.isin(self.type, types)
-        use = np.flatnonzero((ia >= 0) & ((self.b < 0) | (ib >= 0)) & wanted)
+                  for j in self._prescribed if types is None or "prescribe" in types}
+        ends = lookup(held.gid, self._ends)
+        ia, ib = ends[:len(self)], ends[len(self):]
+        use = np.flatnonzero((ia >= 0) & (self._world | (ib >= 0)) & self._wanted(types))
         n = len(use)
         if n == 0:
             return Interactions.empty(), (0.0, "")
         a, b = ia[use], ib[use]
-        two = self.b[use] >= 0
-        Ra = quat_to_matrix(held.q[a])
-        pa = held.x[a] + np.einsum("nij,nj->ni", Ra, self.pa[use])
-        pb = self.pb[use].copy()
-        if two.any():
-            Rb = quat_to_matrix(held.q[b[two]])
-            pb[two] = held.x[b[two]] + np.einsum("nij,nj->ni", Rb, self.pb[use][two])
-        # the points' velocities at the step's start (springs' rates)
-        va = held.v[a] + np.cross(held.w[a], pa - held.x[a])
-        vb = np.zeros((n, 3))
-        if two.any():
-            vb[two] = held.v[b[two]] + np.cross(held.w[b[two]], pb[two] - held.x[b[two]])
-        frame = np.tile(np.eye(3), (n, 1, 1))
-        shift = np.zeros((n, 3))
-        types = self.type[use]
-        e = pa - pb
-        dist = np.linalg.norm(e, axis=1)
-        for k, j in enumerate(use):
-            kind_j = types[k]
-            if kind_j == "fix_point":
-                shift[k] = e[k] / h
-                continue
-            if kind_j in ("rigid_link", "spring"):
-                normal = e[k] / dist[k]
-            else:
-                normal = self.direction[j]
-            frame[k] = _frame(normal)
-            if kind_j == "fix_direction":
-                shift[k, 0] = (e[k] @ normal - self.c0[j]) / h
-            elif kind_j == "rigid_link":
-                shift[k, 0] = (dist[k] - self.L0[j]) / h
-            elif kind_j == "prescribe":
-                moved = (pa[k] - self.specs[j]["point"]) @ normal
-                if self.specs[j]["signal"] == "displacement":
-                    moved += _arc(held.w[a[k]], pa[k] - held.x[a[k]], h) @ normal
-                shift[k, 0] = -self._velocity(j, signal[j], h, moved)
-        law = bilateral.rows(np.where(types == "fix_point", 3, 1), shift)
-        springs = np.flatnonzero(types == "spring")
+        # the points at the half step, and their relative velocity at the step's start
+        # (springs' rates): twins.joint_points says more
+        pa, offset, e, dist, dv, far = _kernel.joint_points(held.x, held.q, held.v, held.w,
+                                                            a, b, use, self.pa, self.pb)
+        code = self.code[use]
+        point = code == FIX_POINT
+        frame = _EYE.repeat(n, axis=0)
+        if point.all():
+            shift = e / h
+        else:
+            shift = np.zeros((n, 3))
+            shift[point] = e[point] / h
+            self._rows_along(held, h, signal, use, a, code, pa, e, dist, frame, shift)
+        law = bilateral.rows(np.where(point, 3, 1), shift)
+        springs = np.flatnonzero(code == SPRING) if SPRING in self._present else ()
         if len(springs):
             sj = use[springs]
-            rate = np.einsum("ni,ni->n", va[springs] - vb[springs], frame[springs, 0])
+            rate = np.einsum("ni,ni->n", dv[springs], frame[springs, 0])
             pull = spring.rows(*spring.linearise([self.specs[j]["force"] for j in sj],
                                                  dist[springs] - self.L0[sj], rate, h,
                                                  [f"joint {self.names[j]!r}" for j in sj]))
             for column in law:
                 law[column][springs] = pull[column]
         # how far the rows' bodies are from their points (the cells hold them within half one)
-        far = np.linalg.norm(pa - held.x[a], axis=1)
-        if two.any():
-            far[two] = np.maximum(far[two], np.linalg.norm(pa[two] - held.x[b[two]], axis=1))
         worst = int(np.argmax(far))
         stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")
         rows = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
-                            k2=NAMESPACES[JOINT].key(use), origin=np.full(n, JOINT),
-                            point=pa, offset=pb - pa, frame=frame, **law)
+                            k2=NAMESPACES[JOINT].key(use), origin=np.full(n, JOINT, np.int8),
+                            point=pa, offset=offset, frame=frame, **law)
         return rows, stretch
+
+    def _rows_along(self, held, h, signal, use, a, code, pa, e, dist, frame, shift):
+        """The frames (first axis: the line through the points, or the joint's direction) and
+        the shifts of the rows other than fixed points, in place."""
+        along = np.flatnonzero(code != FIX_POINT)
+        line = (code[along] == RIGID_LINK) | (code[along] == SPRING)
+        normals = self.direction[use[along]]
+        normals[line] = e[along[line]] / dist[along[line], None]
+        frame[along] = frames_from_normals(normals)
+        if RIGID_LINK in self._present:
+            links = np.flatnonzero(code == RIGID_LINK)
+            shift[links, 0] = (dist[links] - self.L0[use[links]]) / h
+        if FIX_DIRECTION in self._present:
+            for k in np.flatnonzero(code == FIX_DIRECTION):
+                j = use[k]
+                shift[k, 0] = (e[k] @ self.direction[j] - self.c0[j]) / h
+        if self._prescribed:
+            for k in np.flatnonzero(code == PRESCRIBE):
+                j, normal = use[k], self.direction[use[k]]
+                moved = (pa[k] - self.specs[j]["point"]) @ normal
+                if self.specs[j]["signal"] == "displacement":
+                    moved += _arc(held.w[a[k]], pa[k] - held.x[a[k]], h) @ normal
+                shift[k, 0] = -self._velocity(j, signal[j], h, moved)
+
+    def _wanted(self, types):
+        """Which joints are of `types` (None: all), kept per types (asked every step)."""
+        key = None if types is None else tuple(types)
+        if key not in self._of_types:
+            self._of_types[key] = np.ones(len(self), bool) if types is None \
+                else np.isin(self.type, types)
+        return self._of_types[key]
 
     def _velocity(self, j, value, h, moved):
         """The prescribed velocity of joint j at the step's end from its signal's `value` at
@@ -200,11 +220,6 @@ def _arc(w, r, h):
     else off by O(h^2 |w| |dw| |r|). Zero without rotation."""
     turn = quat_to_matrix(exp_map(0.5 * h * w[None]))[0]
     return (turn @ r - r) - 0.5 * h * np.cross(w, r)
-
-
-def _frame(normal):
-    """Rows (n, t1, t2) of an orthonormal frame with the given first axis."""
-    return frames_from_normals(normal[None])[0]
 
 
 class JointCommands:

@@ -1,0 +1,89 @@
+# The joints' world geometry per step in one compiled loop, one row at a time (Python twin, the
+# same name and arguments: parsolve/elements/twins.py): numpy's operations in numpy's order, so
+# the same bits. quat_to_matrix's entries as written there; einsum("nij,nj->ni") over three
+# terms sums (t0 + t2) + t1 onto a zero; np.cross a1 b2 - a2 b1, ...; np.linalg.norm(axis=1)
+# sqrt((s0 + s1) + s2); np.maximum keeps a NaN.
+import numpy as np
+from libc.math cimport sqrt
+from typedefs cimport index_t
+
+
+cdef inline void rotate(const double[:, :] q, index_t k, const double* p,
+                        double* out) noexcept nogil:
+    """out = R(q[k]) p, R as dynamics.rotation.quat_to_matrix, summed as einsum sums."""
+    cdef double w = q[k, 0], x = q[k, 1], y = q[k, 2], z = q[k, 3]
+    cdef double r00 = 1 - 2 * (y * y + z * z), r01 = 2 * (x * y - w * z), r02 = 2 * (x * z + w * y)
+    cdef double r10 = 2 * (x * y + w * z), r11 = 1 - 2 * (x * x + z * z), r12 = 2 * (y * z - w * x)
+    cdef double r20 = 2 * (x * z - w * y), r21 = 2 * (y * z + w * x), r22 = 1 - 2 * (x * x + y * y)
+    out[0] = 0.0 + ((r00 * p[0] + r02 * p[2]) + r01 * p[1])
+    out[1] = 0.0 + ((r10 * p[0] + r12 * p[2]) + r11 * p[1])
+    out[2] = 0.0 + ((r20 * p[0] + r22 * p[2]) + r21 * p[1])
+
+
+cdef inline void point_velocity(const double[:, :] v, const double[:, :] w, index_t k,
+                                const double* r, double* out) noexcept nogil:
+    """out = v[k] + w[k] x r."""
+    cdef double w0 = w[k, 0], w1 = w[k, 1], w2 = w[k, 2]
+    out[0] = v[k, 0] + (w1 * r[2] - w2 * r[1])
+    out[1] = v[k, 1] + (w2 * r[0] - w0 * r[2])
+    out[2] = v[k, 2] + (w0 * r[1] - w1 * r[0])
+
+
+cdef inline double norm3(const double* r) noexcept nogil:
+    return sqrt((r[0] * r[0] + r[1] * r[1]) + r[2] * r[2])
+
+
+def joint_points(const double[:, :] x, const double[:, :] q, const double[:, :] v,
+                 const double[:, :] w, const index_t[::1] a, const index_t[::1] b,
+                 const index_t[::1] use, const double[:, ::1] pa, const double[:, ::1] pb):
+    """The world geometry of the joint rows `use` at the held bodies' state (x, q, v, w):
+    a, b the rows' bodies (b = -1: the world), pa A's points in A's frame, pb B's in B's frame
+    or world points (every joint's: indexed by `use`). Returns (point, offset, e, dist, dv,
+    far): A's point, B's minus A's, e = A's minus B's and its length, the points' relative
+    velocity (A's minus B's, from v + w x r), and the larger distance from the point to a
+    body's centre."""
+    cdef index_t n = use.shape[0], k, i, ka, kb, j
+    point_, offset_, e_, dv_ = (np.empty((n, 3)) for _ in range(4))
+    dist_, far_ = np.empty(n), np.empty(n)
+    cdef double[:, ::1] point = point_, offset = offset_, e = e_, dv = dv_
+    cdef double[::1] dist = dist_, far = far_
+    cdef double s[3]
+    cdef double pw[3]
+    cdef double ow[3]
+    cdef double r[3]
+    cdef double va[3]
+    cdef double vb[3]
+    cdef double fa, fb
+    with nogil:
+        for k in range(n):
+            ka, kb, j = a[k], b[k], use[k]
+            s[0], s[1], s[2] = pa[j, 0], pa[j, 1], pa[j, 2]
+            rotate(q, ka, s, pw)
+            for i in range(3):
+                pw[i] = x[ka, i] + pw[i]
+                r[i] = pw[i] - x[ka, i]
+            point_velocity(v, w, ka, r, va)
+            fa = norm3(r)
+            if kb >= 0:
+                s[0], s[1], s[2] = pb[j, 0], pb[j, 1], pb[j, 2]
+                rotate(q, kb, s, ow)
+                for i in range(3):
+                    ow[i] = x[kb, i] + ow[i]
+                    r[i] = ow[i] - x[kb, i]
+                point_velocity(v, w, kb, r, vb)
+                for i in range(3):
+                    r[i] = pw[i] - x[kb, i]
+                fb = norm3(r)
+                if not (fa >= fb or fa != fa):
+                    fa = fb
+            else:
+                ow[0], ow[1], ow[2] = pb[j, 0], pb[j, 1], pb[j, 2]
+                vb[0] = vb[1] = vb[2] = 0.0
+            for i in range(3):
+                point[k, i] = pw[i]
+                offset[k, i] = ow[i] - pw[i]
+                e[k, i] = pw[i] - ow[i]
+                dv[k, i] = va[i] - vb[i]
+            dist[k] = norm3(&e[k, 0])
+            far[k] = fa
+    return point_, offset_, e_, dist_, dv_, far_

@@ -1,0 +1,28 @@
+"""The pure-Python twins of kernels/joints.pyx (the same names and arguments), numpy over all
+rows; tests/test_joints.py holds them equal, bit for bit."""
+import numpy as np
+
+from ..dynamics.rotation import quat_to_matrix
+
+
+def joint_points(x, q, v, w, a, b, use, pa, pb):
+    """The world geometry of the joint rows `use` at the held bodies' state (x, q, v, w):
+    a, b the rows' bodies (b = -1: the world), pa A's points in A's frame, pb B's in B's frame
+    or world points (every joint's: indexed by `use`). Returns (point, offset, e, dist, dv,
+    far): A's point, B's minus A's, e = A's minus B's and its length, the points' relative
+    velocity (A's minus B's, from v + w x r), and the larger distance from the point to a
+    body's centre."""
+    two = b >= 0
+    point = x[a] + np.einsum("nij,nj->ni", quat_to_matrix(q[a]), pa[use])
+    other = pb[use]
+    vb = np.zeros((len(use), 3))
+    ra = point - x[a]
+    va = v[a] + np.cross(w[a], ra)
+    far = np.linalg.norm(ra, axis=1)
+    if two.any():
+        bb = b[two]
+        other[two] = x[bb] + np.einsum("nij,nj->ni", quat_to_matrix(q[bb]), pb[use][two])
+        vb[two] = v[bb] + np.cross(w[bb], other[two] - x[bb])
+        far[two] = np.maximum(far[two], np.linalg.norm(point[two] - x[bb], axis=1))
+    e = point - other
+    return point, other - point, e, np.linalg.norm(e, axis=1), va - vb, far
