@@ -54,10 +54,33 @@ def _boxes():
     return m
 
 
+
+def _mechanism():
+    """A chain of spheres on fixed points swinging from a pivot, held by a rigid link to a
+    point of space and pulled by a spring, beside a sphere on a fixed direction and one
+    driven at a prescribed velocity into the chain: every joint type, with contacts."""
+    m = ps.Model(gravity=(0.0, 0.0, -9.81))
+    m.surface("s", "s", friction=0.3)
+    x = [(0.04 * i, 0.0, 0.5) for i in range(6)]
+    ids = m.spheres(x, 0.02, "s", density=2000)
+    m.fix_point(int(ids[0]), (-0.02, 0.0, 0.5))
+    for i in range(1, 6):
+        m.fix_point(int(ids[i - 1]), (0.04 * i - 0.02, 0.0, 0.5), other=int(ids[i]))
+    m.rigid_link(int(ids[5]), x[5], None, (0.3, 0.0, 0.62))
+    m.spring(int(ids[3]), x[3], None, (0.12, 0.1, 0.6), force=lambda d, v: -40.0 * d - 0.2 * v)
+    a = m.sphere((0.1, 0.0, 0.4), 0.02, "s", density=2000)
+    m.fix_direction(a, (0.1, 0.0, 0.4), (0.0, 1.0, 0.0))
+    b = m.sphere((0.3, 0.0, 0.3), 0.02, "s", density=2000)
+    m.prescribe(b, (0.3, 0.0, 0.3), (-0.6, 0.0, 0.8), velocity=([0.0, 0.1], [0.0, 1.5]))
+    return m
+
+
 CASES = {
     "spheres_gs": (_spheres, 0.002, 40, lambda: ps.GaussSeidel(tol=1e-9, max_iter=300)),
     "boxes_gs": (_boxes, 0.005, 30, lambda: ps.GaussSeidel(tol=1e-9, max_iter=300)),
     "spheres_newton": (_spheres, 0.002, 8, lambda: ps.SemismoothNewton(tol=1e-9)),
+    "joints_gs": (_mechanism, 0.002, 40, lambda: ps.GaussSeidel(tol=1e-8, max_iter=400)),
+    "joints_newton": (_mechanism, 0.002, 30, lambda: ps.SemismoothNewton(tol=1e-10)),
 }
 
 
