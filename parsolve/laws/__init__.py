@@ -25,10 +25,12 @@ assert tuple(law.KIND for law in LAWS) == tuple(range(len(KINDS)))
 def _groups(kind):
     """(law, rows) for each law present among the rows of `kind`."""
     kind = np.asarray(kind)
-    if len(kind) and (kind == kind[0]).all():           # one law: all rows, no copy
+    if not len(kind):
+        return []
+    if (kind == kind[0]).all():                         # one law: all rows, no copy
         return [(LAWS[int(kind[0])], slice(None))]
-    return [(law, np.flatnonzero(kind == law.KIND)) for law in LAWS
-            if (kind == law.KIND).any()]
+    present = np.flatnonzero(np.bincount(kind.astype(np.intp), minlength=len(LAWS)))
+    return [(LAWS[k], np.flatnonzero(kind == k)) for k in present]
 
 
 def _linked(law, idx, param, R):
