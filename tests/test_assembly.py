@@ -120,6 +120,34 @@ def test_few_bodies_pair_by_every_pair_as_the_grid_pairs_them():
             np.testing.assert_array_equal(got, want)
 
 
+
+@pytest.mark.parametrize("spread", [0.05, 0.5, 50.0])
+def test_the_compiled_grid_candidates_equal_their_twin_and_the_brute_force_pairs(spread):
+    """grid_candidates, compiled (a dense cell list where the cells' box is small, a hash
+    table of the occupied cells where the bodies are spread far apart) and its twin give the
+    same candidates, and the broad phase the brute-force pairs: clusters, bodies in one
+    place, negative coordinates."""
+    from parsolve.contact import broadphase
+    from parsolve.solvers.kernels import COMPILED
+
+    assert COMPILED
+    rng = np.random.default_rng(11)
+    for n in (150, 700, 2500):
+        x = rng.uniform(-spread, spread, (n, 3))
+        x[: n // 4] = x[0] + rng.normal(0, 0.01, (n // 4, 3))     # a cluster
+        x[-1] = x[-2]                                            # two bodies in one place
+        r = rng.uniform(0.005, 0.02, n)
+        cells = np.floor(x / (2 * r.max() + 1e-3)).astype(np.int64)
+        got = broadphase._kernel.grid_candidates(cells, x, r, 1e-3)
+        want = broadphase.grid_candidates(cells, x, r, 1e-3)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+        pairs = candidate_pairs(x, r, 1e-3)
+        d = np.linalg.norm(x[:, None] - x[None], axis=2)
+        i, j = np.nonzero(np.triu(d <= r[:, None] + r[None] + 1e-3, 1))
+        np.testing.assert_array_equal(pairs, np.stack([i, j], 1))
+
 def test_one_ranks_delassus_rows_are_petscs_sums_bit_for_bit():
     """block_rows sums repeated blocks as MatSetValuesBlocked with ADD_VALUES does (the first
     set, the others added in order, a -0.0 kept): the same block CSR as PETSc's assembly."""

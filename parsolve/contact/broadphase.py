@@ -1,9 +1,10 @@
 """Broad phase: hashed cell grids over bounding spheres, O(N) expected.
 
 Cells have the size of the largest bounding diameter plus the margin, so a pair that can touch
-lies in the same or an adjacent cell. Each pair is produced once, from the lower cell of the
-13 "forward" neighbours plus its own cell. Hash collisions only add candidates, which the
-distance test removes.
+lies in the same or an adjacent cell. Each pair is produced once, by its lower-numbered body
+looking into its own cell and the 26 around it through a hash table of the cells' keys
+(kernels/broadphase.pyx; up to ALL_PAIRS_MAX bodies every pair is tested instead). Hash
+collisions only add candidates, which the distance test removes.
 
 Mixed sizes (the largest radius more than LEVEL_RATIO times the smallest: blocks on a bed of
 grains) use one grid per level of sizes (radii within a factor LEVEL_RATIO), as a hierarchical
@@ -13,13 +14,14 @@ bodies hashed by their centres on cells of half the larger level's radius. The p
 their order are the same as one grid's.
 """
 import functools
+import sys
 
 import numpy as np
 
 from ..platform import libm
 
-_FORWARD = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
-                     if (dx, dy, dz) > (0, 0, 0)], dtype=np.int64)
+_NEIGHBOURS = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                        for dz in (-1, 0, 1)], dtype=np.int64)
 _P = np.array([73856093, 19349663, 83492791], dtype=np.uint64)
 
 
@@ -136,45 +138,49 @@ def _reach(x, radius, margin, big, small, firsts, seconds, extents=None):
 
 
 def _one_grid(x, radius, margin):
-    """candidate_pairs on one grid (cells of the largest diameter plus the margin)."""
-    n = len(x)
+    """candidate_pairs on one grid (cells of the largest diameter plus the margin): the pairs
+    of bodies in the same or adjacent cells (grid_candidates, compiled), then the distance
+    test."""
     size = 2.0 * radius.max() + margin
-    cells = np.floor(x / size).astype(np.int64)
+    x = np.ascontiguousarray(x, float)
+    a, b = _kernel.grid_candidates(np.floor(x / size).astype(np.int64), x,
+                                   np.ascontiguousarray(radius, float), float(margin))
+    d = x[a] - x[b]
+    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
+    return np.stack([a[near], b[near]], axis=1)
+
+
+def grid_candidates(cells, x, radius, margin):
+    """The twin of kernels/broadphase.pyx's grid_candidates: (a, b), every pair a < b of
+    bodies in the same or adjacent cells (cells (n, 3) of integers) whose bounding spheres
+    (centres x, radii) are within the margin by a generous test (the caller's exact test
+    decides), each once, sorted by (a, b): the bodies under the keys (cell_hash) of a's cell
+    and its 26 neighbours, those in another cell of the same key left out."""
+    n = len(cells)
     keys = cell_hash(cells)
     order = np.argsort(keys, kind="stable")
     skeys = keys[order]
     firsts, seconds = [], []
-    # same cell: every later member of the run
-    start = np.searchsorted(skeys, skeys, side="left")
-    end = np.searchsorted(skeys, skeys, side="right")
-    pos = np.arange(n)
-    _expand(order, pos + 1, end, firsts, seconds)
-    del start
-    for off in _FORWARD:
-        nk = cell_hash(cells[order] + off)
+    for off in _NEIGHBOURS:
+        nk = cell_hash(cells + off)
         lo = np.searchsorted(skeys, nk, side="left")
         hi = np.searchsorted(skeys, nk, side="right")
-        _expand(order, lo, hi, firsts, seconds)
-    if not firsts:                          # no two bodies in the same or adjacent cells
-        return np.zeros((0, 2), np.int64)
-    i = np.concatenate(firsts)
-    j = np.concatenate(seconds)
-    a, b = np.minimum(i, j), np.maximum(i, j)
-    keep = a != b
-    a, b = a[keep], b[keep]
+        count = np.maximum(hi - lo, 0)
+        k = np.repeat(np.arange(n), count)
+        offs = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        firsts.append(k)
+        seconds.append(order[lo[k] + offs])
+    a, b = np.concatenate(firsts), np.concatenate(seconds)
     d = x[a] - x[b]
-    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
-    key = np.unique(a[near].astype(np.int64) * np.int64(n) + b[near])   # sorted by (a, b)
-    return np.stack([key // n, key % n], axis=1)
+    reach = radius[a] + radius[b] + margin
+    keep = (b > a) & (np.abs(cells[b] - cells[a]) <= 1).all(axis=1) \
+        & (d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]
+           <= reach * reach * (1.0 + 1e-9))
+    key = np.unique(a[keep] * np.int64(n) + b[keep])
+    return key // n, key % n
 
 
-def _expand(order, lo, hi, firsts, seconds):
-    """Append the pairs (order[k], order[m]) for lo[k] <= m < hi[k]."""
-    count = np.maximum(hi - lo, 0)
-    total = int(count.sum())
-    if total == 0:
-        return
-    k = np.repeat(np.arange(len(lo)), count)
-    offs = np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    firsts.append(order[k])
-    seconds.append(order[lo[k] + offs])
+from .._kernels import compiled  # noqa: E402  (after grid_candidates: its twin)
+
+_modules = compiled("broadphase")
+_kernel = _modules[0] if _modules is not None else sys.modules[__name__]
