@@ -103,24 +103,6 @@ def test_broad_phase_finds_exactly_the_brute_force_pairs():
 
 
 
-def test_few_bodies_pair_by_every_pair_as_the_grid_pairs_them():
-    """Up to ALL_PAIRS_MAX bodies every pair is tested: the same pairs, in the same order and
-    type, as the cell grid's, touching, apart, clustered and coincident."""
-    from parsolve.contact import broadphase
-
-    rng = np.random.default_rng(4)
-    for n in (2, 3, 11, 40, broadphase.ALL_PAIRS_MAX):
-        for spread in (0.02, 0.1, 1.0):
-            x = rng.uniform(0, spread, (n, 3))
-            x[-1] = x[0]                                  # two bodies in one place
-            r = rng.uniform(0.01, 0.03, n)
-            want = broadphase._one_grid(x, r, 1e-3)
-            got = candidate_pairs(x, r, 1e-3)
-            assert got.dtype == want.dtype
-            np.testing.assert_array_equal(got, want)
-
-
-
 @pytest.mark.parametrize("spread", [0.05, 0.5, 50.0])
 def test_the_compiled_grid_candidates_equal_their_twin_and_the_brute_force_pairs(spread):
     """grid_candidates, compiled (a dense cell list where the cells' box is small, a hash

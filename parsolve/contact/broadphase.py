@@ -1,10 +1,9 @@
-"""Broad phase: hashed cell grids over bounding spheres, O(N) expected.
+"""Broad phase: cell grids over bounding spheres, O(N) expected.
 
 Cells have the size of the largest bounding diameter plus the margin, so a pair that can touch
 lies in the same or an adjacent cell. Each pair is produced once, by its lower-numbered body
-looking into its own cell and the 26 around it through a hash table of the cells' keys
-(kernels/broadphase.pyx; up to ALL_PAIRS_MAX bodies every pair is tested instead). Hash
-collisions only add candidates, which the distance test removes.
+looking into its own cell and the 26 around it (kernels/broadphase.pyx: a cell list, or a
+hash table of the occupied cells where bodies are spread far apart).
 
 Mixed sizes (the largest radius more than LEVEL_RATIO times the smallest: blocks on a bed of
 grains) use one grid per level of sizes (radii within a factor LEVEL_RATIO), as a hierarchical
@@ -13,7 +12,6 @@ larger level with the smaller bodies by a look in the few cells its reach covers
 bodies hashed by their centres on cells of half the larger level's radius. The pairs and
 their order are the same as one grid's.
 """
-import functools
 import sys
 
 import numpy as np
@@ -46,28 +44,7 @@ def candidate_pairs(x, radius, margin, extents=None):
         return np.zeros((0, 2), np.int64)
     if radius.max() > LEVEL_RATIO * radius.min():
         return _levels(x, radius, margin, extents)
-    if n <= ALL_PAIRS_MAX:
-        return _all_pairs(x, radius, margin)
     return _one_grid(x, radius, margin)
-
-
-ALL_PAIRS_MAX = 128                     # bodies: below, testing every pair costs less
-
-
-def _all_pairs(x, radius, margin):
-    """candidate_pairs by testing every pair (a mechanism's few bodies): the pairs and their
-    order are the grid's, from the same distance test."""
-    a, b = _upper(len(x))
-    d = x[a] - x[b]
-    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
-    return np.stack([a[near], b[near]], axis=1)
-
-
-@functools.lru_cache(maxsize=8)
-def _upper(n):
-    """Every pair (i, j), i < j < n, sorted by (i, j)."""
-    a, b = np.triu_indices(n, 1)
-    return a.astype(np.int64), b.astype(np.int64)
 
 
 def _levels(x, radius, margin, extents=None):
