@@ -7,13 +7,15 @@ contacts alone, and the angle of repose of a collapsed column of spheres against
 sweep: one step of the dense HCP bed of bench_gs.py (pe's), assembled twice, once with every
 contact's rolling row (rolling = 0.1 r, spinning = 0.05 r) and once without; the same fixed
 number of body-coupled sweeps from R = 0 on each, alternately, best of three: seconds per
-sweep, relaxations per core-second, their ratios. Writes bench/results/rolling.json.
+sweep, relaxations per core-second, their ratios; and the rolling rows relaxed under a
+near-free law (the floor of a separate row's cost). Writes bench/results/rolling.json.
 
 repose: spheres (r = 5 mm) rained onto a floor from a cylinder of radius 7 r; once at rest
 (kinetic energy below 1e-7 J, or at the duration), the pile's angle (`angle`); the rolling
 coefficients given as fractions of r. Writes bench/results/repose.json.
 """
 import argparse
+import copy
 import os
 import sys
 import time
@@ -58,7 +60,17 @@ def sweeps(ld, count):
 
 
 def sweep(args):
+    """The three sweeps, alternately: contacts alone, with their rolling rows, and with those
+    rows under a near-free law instead ("floor": the bilateral law on one component, a
+    division; the rows' H, K and W unchanged): what a separate row costs whatever its local
+    solve."""
     lds = {"contacts": one_step(args.spheres, 0.0), "rolling": one_step(args.spheres, 0.1)}
+    floor = copy.copy(lds["rolling"])
+    companion = floor.kind == laws.rolling.KIND
+    floor.kind = np.where(companion, np.int8(laws.bilateral.KIND), floor.kind)
+    floor.param = floor.param.copy()
+    floor.param[companion, 0] = 1.0                     # one component: a division
+    lds["floor"] = floor
     best = {name: np.inf for name in lds}
     for _ in range(3):                                  # alternate: the machine is shared
         for name, ld in lds.items():
@@ -70,7 +82,8 @@ def sweep(args):
         problem="hcp-bed", bodies=args.spheres, contacts=contacts, rows=rows,
         sweeps=args.sweeps, seconds_per_sweep=best, relaxations_per_core_second=rate,
         ratio_sweep_seconds=best["rolling"] / best["contacts"],
-        ratio_relaxation_rate=rate["rolling"] / rate["contacts"]))
+        ratio_relaxation_rate=rate["rolling"] / rate["contacts"],
+        ratio_floor_sweep_seconds=best["floor"] / best["contacts"]))
 
 
 def heap(n, rolling, r=0.005, seed=3):
