@@ -29,6 +29,22 @@ cdef inline void point_velocity(const double[:, :] v, const double[:, :] w, inde
     out[2] = v[k, 2] + (w0 * r[1] - w1 * r[0])
 
 
+cdef inline void body_point(const double[:, :] x, const double[:, :] q,
+                            const double[:, :] v, const double[:, :] w, index_t k,
+                            const double[:, ::1] local, index_t j, double* p, double* r,
+                            double* vel) noexcept nogil:
+    """p = x[k] + R(q[k]) local[j], the body's point in the world; r = p - x[k]; vel its
+    velocity."""
+    cdef double s[3]
+    cdef int i
+    s[0], s[1], s[2] = local[j, 0], local[j, 1], local[j, 2]
+    rotate(q, k, s, p)
+    for i in range(3):
+        p[i] = x[k, i] + p[i]
+        r[i] = p[i] - x[k, i]
+    point_velocity(v, w, k, r, vel)
+
+
 cdef inline double norm3(const double* r) noexcept nogil:
     return sqrt((r[0] * r[0] + r[1] * r[1]) + r[2] * r[2])
 
@@ -47,7 +63,6 @@ def joint_points(const double[:, :] x, const double[:, :] q, const double[:, :] 
     dist_, far_ = np.empty(n), np.empty(n)
     cdef double[:, ::1] point = point_, offset = offset_, e = e_, dv = dv_
     cdef double[::1] dist = dist_, far = far_
-    cdef double s[3]
     cdef double pw[3]
     cdef double ow[3]
     cdef double r[3]
@@ -57,20 +72,10 @@ def joint_points(const double[:, :] x, const double[:, :] q, const double[:, :] 
     with nogil:
         for k in range(n):
             ka, kb, j = a[k], b[k], use[k]
-            s[0], s[1], s[2] = pa[j, 0], pa[j, 1], pa[j, 2]
-            rotate(q, ka, s, pw)
-            for i in range(3):
-                pw[i] = x[ka, i] + pw[i]
-                r[i] = pw[i] - x[ka, i]
-            point_velocity(v, w, ka, r, va)
+            body_point(x, q, v, w, ka, pa, j, pw, r, va)
             fa = norm3(r)
             if kb >= 0:
-                s[0], s[1], s[2] = pb[j, 0], pb[j, 1], pb[j, 2]
-                rotate(q, kb, s, ow)
-                for i in range(3):
-                    ow[i] = x[kb, i] + ow[i]
-                    r[i] = ow[i] - x[kb, i]
-                point_velocity(v, w, kb, r, vb)
+                body_point(x, q, v, w, kb, pb, j, ow, r, vb)
                 for i in range(3):
                     r[i] = pw[i] - x[kb, i]
                 fb = norm3(r)
