@@ -1,10 +1,11 @@
 # The exact sums' local arithmetic in compiled loops (Python twins, the same names and
-# arguments: parsolve/parallel/reduce.py's column_max and integer_sums): each term scaled by
-# a power of two and floored to an integer, integers summed: exact, so any order gives the
-# same bits.
+# arguments: parsolve/parallel/reduce.py's column_max, integer_sums and local_sums): each term
+# scaled by a power of two and floored to an integer, integers summed: exact, so any order
+# gives the same bits.
 import numpy as np
 from libc.math cimport floor, ldexp, isfinite
 from typedefs cimport index_t
+from exact cimport local_exact_sums
 
 
 def column_max(const double[:, ::1] columns):
@@ -36,4 +37,14 @@ def integer_sums(const double[:, ::1] columns, const index_t[::1] shifts,
             for c in range(k):
                 if summed[c]:
                     s[c] += <long long>floor(ldexp(columns[i, c], <int>shifts[c]))
+    return out
+
+
+def local_sums(const double[:, ::1] columns):
+    """exact_sums of the non-negative columns (n, k) of one rank: (k,)."""
+    out = np.empty(columns.shape[1])
+    cdef double[::1] o = out
+    if columns.shape[1]:
+        with nogil:
+            local_exact_sums(columns, &o[0])
     return out

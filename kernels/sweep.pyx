@@ -13,7 +13,8 @@ Two forms of W:
   of the block-CSR sweep up to round-off.
 Local frame: normal first. Python twins: parsolve/solvers/twins.py, same names.
 """
-from libc.math cimport sqrt, fabs, floor, ldexp, frexp, log2, ceil, isfinite
+from libc.math cimport sqrt, fabs
+from exact cimport local_exact_sums
 from codes cimport LOCAL_NCODES, METHOD_COUNT
 from law cimport law_solve, law_residual_sq
 from typedefs cimport index_t, kind_t
@@ -297,30 +298,11 @@ def body_residual(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
 
 cdef double exact_residual(const double[:, ::1] parts) noexcept nogil:
     """residual_from_parts(exact_sums(parts)) for the rows of one rank alone, in C with the
-    same operations (parsolve/parallel/reduce.py's exact_sums: each column's terms scaled by
-    one power of two and floored, summed as integers; parsolve/solvers/residual.py)."""
-    cdef Py_ssize_t n = parts.shape[0], i, c
-    cdef double m, x
+    same operations (exact.pxd; parsolve/solvers/residual.py)."""
     cdef double total[4]
-    cdef double e, b, r, u, den
-    cdef int shift, exponent
-    cdef long long acc
-    for c in range(4):
-        m = parts[0, c] if n else 0.0                     # column_max
-        for i in range(1, n):
-            x = parts[i, c]
-            if x > m or x != x:
-                if m == m:
-                    m = x
-        frexp(m, &exponent)
-        shift = 62 - <int>ceil(log2(<double>(n if n > 1 else 1))) - (exponent if isfinite(m) else 0)
-        if not isfinite(m):
-            total[c] = m
-            continue
-        acc = 0
-        for i in range(n):
-            acc += <long long>floor(ldexp(parts[i, c], shift))
-        total[c] = ldexp(<double>acc, -shift) if m > 0.0 else 0.0
+    cdef double x, e, b, r, u, den
+    cdef int c
+    local_exact_sums(parts, total)
     for c in range(4):                                     # residual_from_parts
         x = total[c]
         if 0.0 > x:

@@ -55,8 +55,9 @@ def test_exact_sums_equal_the_column_by_column_sums_bit_for_bit():
 
 
 def test_the_compiled_exact_sums_equal_their_twins():
-    """kernels/reduce.pyx's column_max and integer_sums against reduce.py's twins: columns of
-    wide magnitudes, with NaN and infinity, empty ones."""
+    """kernels/reduce.pyx's column_max, integer_sums and local_sums (one rank's exact sums in
+    C) against reduce.py's twins: columns of wide magnitudes, with NaN and infinity, zeros,
+    empty ones."""
     import pytest
     from parsolve._kernels import compiled
     from parsolve.parallel import reduce
@@ -76,3 +77,7 @@ def test_the_compiled_exact_sums_equal_their_twins():
         summed = np.isfinite(gmax).view(np.int8)
         np.testing.assert_array_equal(modules[0].integer_sums(c, shifts, summed),
                                       reduce.integer_sums(c, shifts, summed))
+        if n and rng.random() < 0.2:
+            c[:, 0] = 0.0
+        got, want = modules[0].local_sums(c), reduce.local_sums(c)
+        assert got.tobytes() == want.tobytes()

@@ -21,23 +21,38 @@ def exact_sums(columns, comm=None):
     columns = np.ascontiguousarray(columns, dtype=float)
     if columns.ndim == 1:
         columns = columns[:, None]
-    n_local, k = columns.shape
-    local_max = _kernel.column_max(columns)
-    if comm is not None and comm.Get_size() > 1:
-        gmax = np.empty(k)
-        comm.Allreduce(local_max, gmax, op=MPI.MAX)
-        n = comm.allreduce(n_local, op=MPI.SUM)
-    else:
-        gmax, n = local_max, n_local
-    finite = np.isfinite(gmax)        # a column that is not is not summed: its nan or +inf
-    # terms < 2^e; want n * 2^(e + s) <= 2^62 (s is not used where gmax <= 0)
+    if comm is None or comm.Get_size() == 1:
+        return _kernel.local_sums(columns)
+    gmax = np.empty(columns.shape[1])
+    comm.Allreduce(_kernel.column_max(columns), gmax, op=MPI.MAX)
+    n = comm.allreduce(len(columns), op=MPI.SUM)
+    shifts, finite = _scale(gmax, n)
+    ints = _kernel.integer_sums(columns, shifts, finite.view(np.int8))
+    total = np.empty_like(ints)
+    comm.Allreduce(ints, total, op=MPI.SUM)
+    return _scaled_back(total, shifts, finite, gmax)
+
+
+def local_sums(columns):
+    """exact_sums on one rank (the twin of kernels/reduce.pyx's)."""
+    gmax = column_max(columns)
+    shifts, finite = _scale(gmax, len(columns))
+    return _scaled_back(integer_sums(columns, shifts, finite.view(np.int8)), shifts, finite,
+                        gmax)
+
+
+def _scale(gmax, n):
+    """(shifts, finite): each column's power of two from its largest term over all ranks
+    (terms < 2^e; n * 2^(e + s) <= 2^62, so no sum overflows), and which columns are finite
+    (one that is not is not summed: its nan or +inf is the sum)."""
+    finite = np.isfinite(gmax)
     shifts = 62 - int(math.ceil(math.log2(max(n, 1)))) - np.frexp(gmax)[1]
-    ints = _kernel.integer_sums(columns, shifts.astype(np.int64), finite.view(np.int8))
-    if comm is not None and comm.Get_size() > 1:
-        total = np.empty_like(ints)
-        comm.Allreduce(ints, total, op=MPI.SUM)
-    else:
-        total = ints
+    return shifts.astype(np.int64), finite
+
+
+def _scaled_back(total, shifts, finite, gmax):
+    """The sums from the integer totals: 0 where the largest term is not positive, the
+    largest term where it is not finite."""
     out = np.ldexp(total.astype(float), -shifts)
     summed = finite & (gmax > 0)
     return out if summed.all() else np.where(summed, out, np.where(finite, 0.0, gmax))
