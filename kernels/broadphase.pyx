@@ -66,24 +66,16 @@ cdef inline bint near(const Pairs* p, index_t a, index_t b) noexcept nogil:
     return d0 * d0 + d1 * d1 + d2 * d2 <= reach * reach * GENEROUS
 
 
-cdef inline int take(Pairs* p, const index_t* cells, const index_t* sorted_bodies, index_t a,
-                     index_t lo, index_t hi) noexcept nogil:
-    """Add to a's partners the bodies sorted_bodies[lo:hi] after a whose cells are a's or
-    adjacent to it and which are near it; 0 when out of memory."""
-    cdef index_t m, b, k
-    cdef const index_t* ca = cells + 3 * a
-    cdef const index_t* cb
+cdef inline int take(Pairs* p, const index_t* sorted_bodies, index_t a, index_t lo,
+                     index_t hi) noexcept nogil:
+    """Add to a's partners the bodies sorted_bodies[lo:hi] after a and near it; 0 when out
+    of memory."""
+    cdef index_t m, b
     if not grow(&p.local, &p.cap_local, p.count + hi - lo):
         return 0
     for m in range(lo, hi):
         b = sorted_bodies[m]
-        if b <= a:
-            continue
-        cb = cells + 3 * b
-        k = 0
-        while k < 3 and -1 <= cb[k] - ca[k] <= 1:
-            k += 1
-        if k == 3 and near(p, a, b):
+        if b > a and near(p, a, b):
             p.local[p.count] = b
             p.count += 1
     return 1
@@ -145,7 +137,7 @@ cdef int dense(Pairs* p, const index_t* cells, index_t n, const index_t* low,
                 if y < 0 or y >= span[1]:
                     continue
                 base = (x * span[1] + y) * span[2]
-                if not take(p, cells, bodies, a, first[base + z0], first[base + z1 + 1]):
+                if not take(p, bodies, a, first[base + z0], first[base + z1 + 1]):
                     ok = 0
         if not (ok and flush(p, a)):
             ok = 0

@@ -6,28 +6,41 @@
 from libc.math cimport floor, ldexp, frexp, log2, ceil, isfinite
 
 
+cdef inline double column_max_of(const double[:, ::1] columns, Py_ssize_t c) noexcept nogil:
+    """The largest term of column c (the first NaN met, if any); 0 for no rows."""
+    cdef Py_ssize_t n = columns.shape[0], i
+    cdef double m = columns[0, c] if n else 0.0, x
+    for i in range(1, n):
+        x = columns[i, c]
+        if x > m or x != x:
+            if m == m:
+                m = x
+    return m
+
+
+cdef inline long long integer_sum_of(const double[:, ::1] columns, Py_ssize_t c,
+                                     int shift) noexcept nogil:
+    """The sum of floor(term * 2^shift) over column c."""
+    cdef Py_ssize_t i
+    cdef long long acc = 0
+    for i in range(columns.shape[0]):
+        acc += <long long>floor(ldexp(columns[i, c], shift))
+    return acc
+
+
 cdef inline void local_exact_sums(const double[:, ::1] columns, double* out) noexcept nogil:
     """out[c] = the exact sum of column c of the non-negative columns (n, k); a column whose
     largest term is not finite sums to that term (nan, +inf), one whose largest is not
     positive to 0."""
-    cdef Py_ssize_t n = columns.shape[0], k = columns.shape[1], i, c
-    cdef double m, x
+    cdef Py_ssize_t n = columns.shape[0], c
+    cdef double m
     cdef int shift, exponent
-    cdef long long acc
     cdef int rows = <int>ceil(log2(<double>(n if n > 1 else 1)))
-    for c in range(k):
-        m = columns[0, c] if n else 0.0                   # column_max's
-        for i in range(1, n):
-            x = columns[i, c]
-            if x > m or x != x:
-                if m == m:
-                    m = x
+    for c in range(columns.shape[1]):
+        m = column_max_of(columns, c)
         if not isfinite(m):
             out[c] = m
             continue
         frexp(m, &exponent)
         shift = 62 - rows - exponent
-        acc = 0
-        for i in range(n):
-            acc += <long long>floor(ldexp(columns[i, c], shift))
-        out[c] = ldexp(<double>acc, -shift) if m > 0.0 else 0.0
+        out[c] = ldexp(<double>integer_sum_of(columns, c, shift), -shift) if m > 0.0 else 0.0

@@ -3,25 +3,18 @@
 # scaled by a power of two and floored to an integer, integers summed: exact, so any order
 # gives the same bits.
 import numpy as np
-from libc.math cimport floor, ldexp, isfinite
 from typedefs cimport index_t
-from exact cimport local_exact_sums
+from exact cimport column_max_of, integer_sum_of, local_exact_sums
 
 
 def column_max(const double[:, ::1] columns):
     """The largest term of each column of `columns` (n, k); zeros for n = 0."""
-    cdef index_t n = columns.shape[0], k = columns.shape[1], i, c
-    out = np.zeros(k)
+    cdef index_t c
+    out = np.zeros(columns.shape[1])
     cdef double[::1] m = out
-    if n:
-        for c in range(k):
-            m[c] = columns[0, c]
-        with nogil:
-            for i in range(1, n):
-                for c in range(k):
-                    if columns[i, c] > m[c] or columns[i, c] != columns[i, c]:
-                        if m[c] == m[c]:
-                            m[c] = columns[i, c]
+    with nogil:
+        for c in range(columns.shape[1]):
+            m[c] = column_max_of(columns, c)
     return out
 
 
@@ -29,14 +22,13 @@ def integer_sums(const double[:, ::1] columns, const index_t[::1] shifts,
                  const signed char[::1] summed):
     """Per column c with summed[c]: the sum of floor(term * 2^shifts[c]) as int64 (0
     elsewhere)."""
-    cdef index_t n = columns.shape[0], k = columns.shape[1], i, c
-    out = np.zeros(k, np.int64)
+    cdef index_t c
+    out = np.zeros(columns.shape[1], np.int64)
     cdef long long[::1] s = out
     with nogil:
-        for i in range(n):
-            for c in range(k):
-                if summed[c]:
-                    s[c] += <long long>floor(ldexp(columns[i, c], <int>shifts[c]))
+        for c in range(columns.shape[1]):
+            if summed[c]:
+                s[c] = integer_sum_of(columns, c, <int>shifts[c])
     return out
 
 

@@ -64,8 +64,6 @@ class Domain:
         self.min_seconds = float(min_seconds)
         self.min_steps = int(min_steps)
         self.seconds = 0.0                # time spent in communication
-        if self.comm.size == 1:           # the sums of one rank: the solvers may compile them
-            self.sums = exact_sums
         self.repartitions = 0
         self.force_repartition = False
         self.bytes_sent = 0               # payload bytes this rank sent to other ranks

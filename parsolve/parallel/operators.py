@@ -58,7 +58,7 @@ def distributed_delassus(ld, domain, held):
     gid, row = got["gid"][order], got["row"][order]
     H, K = got["H"][order].reshape(-1, 3, 6), got["K"][order].reshape(-1, 6, 3)
     p1, p2 = pairs_sharing(gid)                                 # all pairs at each body
-    blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9) if len(p1) else None
+    blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9)
     if comm.size == 1:
         csr = block_rows(row[p1], row[p2], blocks, n)
         return delassus_matrix(*csr, comm.petsc(), n_global), first, csr
@@ -78,7 +78,7 @@ def block_rows(rows, cols, blocks, n):
     `blocks` (m, 9) at (rows, cols): each entry set by its first block and added to by the
     others in their order, as MatSetValuesBlocked with ADD_VALUES builds it, so the sums
     are PETSc's bits."""
-    if blocks is None or not len(rows):
+    if not len(rows):
         return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros((0, 3, 3))
     width = np.int64(max(n, int(cols.max()) + 1))
     key = rows.astype(np.int64) * width + cols

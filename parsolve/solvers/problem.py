@@ -177,10 +177,10 @@ class _Coupled(Problem):
                                                              order))
 
     def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
-        """As Problem.gauss_seidel; on one rank (a schedule without exchanges, the sums this
-        rank's exact sums) the whole loop is one compiled call, the same iterates and
-        residuals bit for bit."""
-        if salt is not None or not self.schedule.serial or self.sums is not exact_sums:
+        """As Problem.gauss_seidel; on one rank (a schedule without exchanges: its rows are
+        all there are, and their exact sums this rank's) the whole loop is one compiled call,
+        the same iterates and residuals bit for bit."""
+        if salt is not None or not self.schedule.serial:
             return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
         ld = self.ld
         return kernels.body_gauss_seidel_rows(*self._inc, ld.H, ld.K, ld.Wdiag, self.B,
