@@ -98,11 +98,16 @@ class Domain:
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
                                for a in send[i].values())
-        if self.comm.size == 1:                 # to itself: nothing to send
-            recv = send
-        else:
+        recv = send
+        if self.comm.size > 1:                  # the part for itself stays here, unsent
+            me = np.flatnonzero(ranks == self.comm.rank)
+            own = send[me[0]] if len(me) else None
+            if len(me):
+                send = send[:me[0]] + [None] + send[me[0] + 1:]
             recv = self._graph.neighbor_alltoall(send) if neighbours else \
                 self.comm.mpi.alltoall(send)
+            if len(me):
+                recv[me[0]] = own
         out = {k: np.concatenate([p[k] for p in recv] or [v[:0]]) for k, v in payload.items()}
         self.seconds += time.perf_counter() - t0
         return out
@@ -162,8 +167,14 @@ class Domain:
                 self.repartitions += 1
                 self._window[:] = 0.0
                 self._cuts_moved = True
-        idx = np.arange(n)
-        return self.route_table(owned, idx, self.part.owner(owned.x[:n])).sorted_by_gid()
+        owner = self.part.owner(owned.x[:n])
+        mine = owner == self.comm.rank
+        leave = np.flatnonzero(~mine)                 # only the movers travel
+        arrived = self.route_table(owned, leave, owner[leave])
+        stay = owned if len(leave) == 0 and len(owned) == n else owned.take(np.flatnonzero(mine))
+        if not len(arrived) and (np.diff(stay.gid) > 0).all():
+            return stay                               # sorted by id already (the last step's)
+        return type(owned).concat([stay, arrived]).sorted_by_gid()
 
     # -- load ---------------------------------------------------------------------------------
     def record_work(self, seconds, units):
