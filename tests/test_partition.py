@@ -134,3 +134,42 @@ def test_measured_load_weighs_the_units_of_the_bodies():
 def test_bad_balance_options_are_refused(options, culprit):
     with pytest.raises(InputError, match=culprit):
         Domain(Comm(MPI.COMM_SELF), 1.0, **options)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
+def test_the_compiled_tree_queries_equal_their_twins(size):
+    """kernels/partition.pyx's descend and holders against partition.descend and holders:
+    random cuts on every axis (some boxes empty), cells inside and far outside the boxes,
+    reaches from 0 to beyond the whole tree."""
+    from parsolve._kernels import compiled
+    from parsolve.parallel import partition
+
+    modules = compiled("partition")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    kernel = modules[0]
+    rng = np.random.default_rng(size)
+    part = RCBPartition(size, cell=1.0)
+    for trial in range(5):
+        n_int = len(part.internal)
+        cuts = np.stack([rng.integers(0, 3, n_int), rng.integers(-6, 7, n_int)], axis=1)
+        if trial == 0 and n_int:
+            cuts[:, 1] = 0                          # every cut at one plane: empty boxes
+        part.set_cuts(cuts)
+        cells = rng.integers(-12, 13, (3000, 3)).astype(np.int64)
+        cells[:5] = [[0, 0, 0], [-1, 0, 0], [2 ** 30, 0, 0], [-(2 ** 30), 5, 5], [6, -6, 6]]
+        reach = rng.integers(0, 4, len(cells)).astype(np.int64)
+        reach[:50] = 2 ** 20
+        tree = (part.axis, part.cut, part.left, part.right, part.leaf_rank)
+        np.testing.assert_array_equal(kernel.descend(cells, *tree),
+                                      partition.descend(cells, *tree))
+        full = (part.lo < part.hi).all(axis=1).view(np.int8)
+        got, twin = kernel.holders(cells, reach, *tree, full), \
+            partition.holders(cells, reach, *tree, full)
+        for a, b in zip(got, twin):
+            assert a.dtype == b.dtype == np.int64
+            np.testing.assert_array_equal(a, b)
+        if full.all():                              # every cell has its owner at least
+            assert len(got[0]) >= len(cells)
+        empty = kernel.holders(cells[:0], reach[:0], *tree, full)
+        assert [len(a) for a in empty] == [0, 0]

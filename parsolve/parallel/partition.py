@@ -17,6 +17,7 @@ packing, gets fewer bodies; a rebalance moves the cuts and the bodies follow by 
 axes=(a,) restricts the cuts to one axis: slabs, the partition before this one.
 """
 import math
+import sys
 
 import numpy as np
 from mpi4py import MPI
@@ -103,45 +104,24 @@ class RCBPartition:
         return self._descend(np.asarray(cells, np.int64).reshape(-1, 3))
 
     def _descend(self, cells, cut=None, axis=None):
-        """The leaf rank of each row of cell indices, under the given (or current) cuts."""
+        """The leaf rank of each row of cell indices, under the given (or current) cuts;
+        compiled (kernels/partition.pyx), twin `descend` below."""
         cut = self.cut if cut is None else cut
         axis = self.axis if axis is None else axis
-        node = np.zeros(len(cells), np.int64)
-        rows = np.arange(len(cells))
-        while len(rows):
-            n = node[rows]
-            up = cells[rows, axis[n]] >= cut[n]
-            node[rows] = np.where(up, self.right[n], self.left[n])
-            rows = rows[axis[node[rows]] >= 0]
-        return self.leaf_rank[node]
+        return _kernel.descend(np.ascontiguousarray(cells, np.int64), axis, cut, self.left,
+                               self.right, self.leaf_rank)
 
     def holders(self, points, reach=None):
         """(row, rank) for every rank whose box, grown by reach[k] cells (default 1), holds the
         cell of point k (its owner included): rows in order, each row's ranks ascending.
         Computed from the point, its reach and the cuts alone, so every rank finds the same
-        holders of a body."""
+        holders of a body. Compiled (kernels/partition.pyx), twin `holders` below."""
         cells = self.cells(points)
         reach = np.ones(len(cells), np.int64) if reach is None else \
-            np.asarray(reach, np.int64)
-        rows = np.arange(len(cells))
-        node = np.zeros(len(cells), np.int64)
-        done_rows, done_nodes = [rows[:0]], [node[:0]]
-        while len(rows):
-            inner = self.axis[node] >= 0
-            done_rows.append(rows[~inner])
-            done_nodes.append(node[~inner])
-            rows, node = rows[inner], node[inner]
-            v = cells[rows, self.axis[node]]
-            k = reach[rows]
-            down = v - k < self.cut[node]             # the range [v - k, v + k] meets each side
-            up = v + k >= self.cut[node]
-            rows = np.concatenate([rows[down], rows[up]])
-            node = np.concatenate([self.left[node[down]], self.right[node[up]]])
-        rows, rank = np.concatenate(done_rows), self.leaf_rank[np.concatenate(done_nodes)]
-        keep = (self.lo[rank] < self.hi[rank]).all(axis=1)     # no empty box holds anything
-        rows, rank = rows[keep], rank[keep]
-        o = np.lexsort((rank, rows))
-        return rows[o], rank[o]
+            np.ascontiguousarray(reach, np.int64)
+        full = (self.lo < self.hi).all(axis=1).view(np.int8)  # no empty box holds anything
+        return _kernel.holders(cells, reach, self.axis, self.cut, self.left, self.right,
+                               self.leaf_rank, full)
 
     def neighbours(self, rank, reach=2):
         """The ranks whose box lies within `reach` cells of `rank`'s box in every axis (itself
@@ -270,3 +250,44 @@ def _quantised(comm, weights):
 def _max_over_avg(per_rank):
     total = per_rank.sum()
     return per_rank.max() * len(per_rank) / total if total else 1.0
+
+
+def descend(cells, axis, cut, left, right, leaf_rank):
+    """The twin of kernels/partition.pyx's descend (RCBPartition._descend says what it is)."""
+    node = np.zeros(len(cells), np.int64)
+    rows = np.arange(len(cells))
+    while len(rows):
+        n = node[rows]
+        up = cells[rows, axis[n]] >= cut[n]
+        node[rows] = np.where(up, right[n], left[n])
+        rows = rows[axis[node[rows]] >= 0]
+    return leaf_rank[node]
+
+
+def holders(cells, reach, axis, cut, left, right, leaf_rank, full):
+    """The twin of kernels/partition.pyx's holders (RCBPartition.holders says what it is)."""
+    rows = np.arange(len(cells))
+    node = np.zeros(len(cells), np.int64)
+    done_rows, done_nodes = [rows[:0]], [node[:0]]
+    while len(rows):
+        inner = axis[node] >= 0
+        done_rows.append(rows[~inner])
+        done_nodes.append(node[~inner])
+        rows, node = rows[inner], node[inner]
+        v = cells[rows, axis[node]]
+        k = reach[rows]
+        down = v - k < cut[node]                  # the range [v - k, v + k] meets each side
+        up = v + k >= cut[node]
+        rows = np.concatenate([rows[down], rows[up]])
+        node = np.concatenate([left[node[down]], right[node[up]]])
+    rows, rank = np.concatenate(done_rows), leaf_rank[np.concatenate(done_nodes)]
+    keep = np.asarray(full, bool)[rank]
+    rows, rank = rows[keep], rank[keep]
+    o = np.lexsort((rank, rows))
+    return rows[o], rank[o]
+
+
+from .._kernels import compiled  # noqa: E402  (after the twins)
+
+_modules = compiled("partition")
+_kernel = _modules[0] if _modules is not None else sys.modules[__name__]
