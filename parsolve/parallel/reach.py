@@ -37,6 +37,10 @@ class Reach:
         self.mark = np.asarray(levels.top, float) / 4.0
         self.kmax = self._k(np.array([0.5 * self.top]))[0]
 
+    def _linked(self, gid):
+        """Whether each body has joints or connectors (none: no search)."""
+        return np.isin(gid, self.linked) if len(self.linked) else np.zeros(len(gid), bool)
+
     def _k(self, R):
         return np.ceil((2.0 * R + self.finest + self.margin) / self.mark.min()).astype(np.int64)
 
@@ -48,14 +52,14 @@ class Reach:
         if self.one:
             return np.zeros(len(gid), bool)
         level = self.levels.level(radius + self.margin)        # a contact's point: in the gap
-        return (level < self.levels.nlevels - 1) | np.isin(gid, self.linked)
+        return (level < self.levels.nlevels - 1) | self._linked(gid)
 
     def cells(self, gid, radius, x, coarse=None):
         """The reach of each body in partition cells. coarse: (x, radius) of the coarse bodies
         this rank holds (all those beside these bodies), or None: fine bodies are then taken
         as beside one (the bound)."""
         if self.one:                             # the rows' points; the joints' whole cell
-            r = np.where(np.isin(gid, self.linked), self.top, 2.0 * radius + self.margin)
+            r = np.where(self._linked(gid), self.top, 2.0 * radius + self.margin)
             return self._cells(r)
         big = self.coarse(gid, radius)
         beside = np.ones(len(gid), bool) if coarse is None else self._beside(x, *coarse)
