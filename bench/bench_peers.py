@@ -5,7 +5,7 @@ of 20,000 (wall seconds per simulated second, 1 and 2 ranks).
 
     python bench/bench_peers.py [--quick] [--models ball,chain,spring,pour2k,pour20k]
                                 [--peers parsolve,siconos,exudyn,liggghts,yade]
-                                [--repeats 3] [--ranks 1,2] [--table-only]
+                                [--repeats 3] [--ranks 1,2] [--rev COMMIT] [--table-only]
 
 The models are defined once, in words and numbers, in bench/peers/models.py; each code builds
 them from there (bench/peers/: parsolve_models.py, siconos_models.py, exudyn_models.py,
@@ -20,6 +20,7 @@ bench/results/peers.json (common.write), with the commit, host, ranks and every 
 version; --quick runs each model briefly (a smoke test, records marked "quick").
 """
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -84,19 +85,20 @@ def _json_line(cmd, env=None):
     return json.loads(lines[-1])
 
 
-def run_once(model, code, variant, ranks, quick, workdir):
-    """One run of `model` in `code`: the runner's record."""
+def run_once(model, code, variant, ranks, quick, workdir, tree=None):
+    """One run of `model` in `code`: the runner's record. tree: for parsolve, an earlier
+    tree (common.tree_of) whose parsolve runs instead of this one."""
     spec = M.quick(M.MODELS[model]) if quick else M.MODELS[model]
     flag = ["--quick"] if quick else []
-    peers = os.path.join(HERE, "peers")
+    peers = os.path.join(tree or os.path.dirname(HERE), "bench", "peers")
     if code == "parsolve":
         cmd = [sys.executable, os.path.join(peers, "parsolve_models.py"), model] + flag
         if variant:
             cmd += ["--solver", variant]
-        env = None
+        env = None if tree is None else dict(os.environ, PYTHONPATH=tree)
         if ranks > 1:
             cmd = ["mpirun", "-n", str(ranks)] + cmd
-            env = dict(os.environ, **dem.MPI_ENV)
+            env = dict(env or os.environ, **dem.MPI_ENV)
         return _json_line(cmd, env)
     if code in ("siconos", "exudyn"):
         return _json_line([sys.executable, os.path.join(peers, f"{code}_models.py"), model]
@@ -134,6 +136,9 @@ def main():
     ap.add_argument("--peers", default=",".join(PEERS))
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--ranks", default="", help="e.g. 1,2 (default: per model)")
+    ap.add_argument("--rev", default="",
+                    help="also run parsolve at this commit (its own tree, kernels built), "
+                         "alternated with the others, as code parsolve@REV")
     ap.add_argument("--table-only", action="store_true",
                     help="print the table of the newest full invocation's records")
     args = ap.parse_args()
@@ -160,15 +165,22 @@ def main():
     ranks_override = tuple(int(r) for r in args.ranks.split(",") if r.strip())
     session = time.strftime("%Y-%m-%dT%H:%M:%S")
     records = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, \
+            (common.tree_of(args.rev) if args.rev else contextlib.nullcontext()) as old:
         for model, ranks, codes in plan(models, peers, ranks_override):
+            if old:                                # the earlier parsolve beside this one
+                codes = [c for cv in codes for c in ([cv, (cv[0] + "@", cv[1])]
+                                                     if cv[0] == "parsolve" else [cv])]
             for rep in range(args.repeats if not args.quick else 1):
                 for code, variant in codes:
-                    label = code + (f"-{variant}" if variant and model == "chain" else "")
+                    base = code.rstrip("@")
+                    label = base + (f"-{variant}" if variant and model == "chain" else "") + \
+                        (f"@{args.rev}" if code.endswith("@") else "")
                     t0 = time.perf_counter()
                     try:
-                        rec = run_once(model, code, variant, ranks, args.quick,
-                                       os.path.join(tmp, f"{model}-{label}-{ranks}"))
+                        rec = run_once(model, base, variant, ranks, args.quick,
+                                       os.path.join(tmp, f"{model}-{label}-{ranks}"),
+                                       tree=old if code.endswith("@") else None)
                     except Exception as exc:       # say it, keep going with the others
                         print(f"bench_peers: {model} {label} x{ranks} failed: {exc}",
                               flush=True)
