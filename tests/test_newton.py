@@ -302,3 +302,58 @@ def test_the_non_monotone_line_search_accepts_what_armijo_refuses(stack, monkeyp
     assert rises
     with pytest.raises(InputError, match="memory"):
         SemismoothNewton(memory=0)
+
+
+def _mechanism_and_pile():
+    """A pendulum of three spheres on joints (W's pattern holds step after step) above
+    spheres that fall onto a floor (contacts come and go: the pattern changes)."""
+    m = on_floor(mu=0.4)
+    ids = m.spheres([(0.1 * i, 0.0, 0.6) for i in range(1, 4)], 0.04, "body", density=1000)
+    m.fix_point(int(ids[0]), (0.0, 0.0, 0.6))
+    for i in range(1, 3):
+        m.fix_point(int(ids[i - 1]), (0.1 * i + 0.05, 0.0, 0.6), other=int(ids[i]))
+    m.spheres([(0.5 + 0.11 * i, 0.3, 0.06 + 0.02 * i) for i in range(4)], 0.05, "body",
+              density=1000)
+    return m
+
+
+@pytest.mark.parametrize("linear_solver", ["lu", "gmres"])
+def test_kept_petsc_objects_give_the_bits_of_new_ones(linear_solver):
+    """SemismoothNewton keeps W, J and its linear solvers from one step to the next on one rank
+    (linear.Kept) while W's pattern holds: the run is bit for bit the run that makes new
+    objects at every solve, while the pattern holds and across its changes."""
+    runs = []
+    for keep in (True, False):
+        solver = SemismoothNewton(tol=1e-10, linear=linear_solver)
+        if not keep:
+            solver._kept = None
+        sim = Simulation(_mechanism_and_pile(), step=2e-3, solver=solver, progress=0,
+                         quiet=True)
+        rows = [sim.step() for _ in range(60)]
+        runs.append((sim.bodies.x.copy(), sim.bodies.v.copy(), sim.bodies.w.copy(),
+                     [(r["contacts"], r["newton_iterations"], r["ksp_iterations"],
+                       r["residual"]) for r in rows]))
+        if keep:
+            kept = solver._kept
+            assert kept.W is not None and kept.chain is not None     # something was kept
+    (xa, va, wa, ha), (xb, vb, wb, hb) = runs
+    assert ha == hb
+    assert len({h[0] for h in ha}) > 1                   # the pattern changed during the run
+    for a, b in ((xa, xb), (va, vb), (wa, wb)):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_a_failed_solve_keeps_nothing(monkeypatch):
+    """An error inside a solve releases the kept objects (nothing half-used survives); the
+    next solve makes new ones."""
+    solver = SemismoothNewton(tol=1e-10)
+    sim = Simulation(_mechanism_and_pile(), step=2e-3, solver=solver, progress=0, quiet=True)
+    sim.step()
+    assert solver._kept.W is not None
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("broken")
+    monkeypatch.setattr(type(solver), "_solve", broken)
+    with pytest.raises(RuntimeError):
+        sim.step()
+    assert solver._kept.W is None and solver._kept.chain is None

@@ -42,8 +42,9 @@ def distributed_delassus(ld, domain, held):
     incidences at the body, whichever ranks own the two contacts, and adds them with
     MatSetValuesBlocked; PETSc sends the rows it does not own to their owners at assembly.
     Returns (W, first global contact index of this rank, W's block rows (indptr, global
-    block columns, blocks) or None: on one rank they are summed here, as PETSc would, and W
-    made from them).
+    block columns, blocks) or None). On one rank the rows are summed here, as PETSc would,
+    and W is None: the caller makes it from them (delassus_matrix), or reuses a matrix of the
+    same pattern.
     """
     from ..platform.petsc import PETSc
 
@@ -60,8 +61,7 @@ def distributed_delassus(ld, domain, held):
     p1, p2 = pairs_sharing(gid)                                 # all pairs at each body
     blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9)
     if comm.size == 1:
-        csr = block_rows(row[p1], row[p2], blocks, n)
-        return delassus_matrix(*csr, comm.petsc(), n_global), first, csr
+        return None, first, block_rows(row[p1], row[p2], blocks, n)
     W = PETSc.Mat().createBAIJ(size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3,
                                nnz=(24, 24), comm=comm.petsc())
     W.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)

@@ -48,16 +48,41 @@ class Workspace:
     count. Above, or for a problem without canonical keys, W and J stay distributed (MatMult
     and MUMPS over the ranks: equal to the one-rank result to the solves' tolerance only)."""
 
-    def __init__(self, problem, gather=0):
+    def __init__(self, problem, gather=0, kept=None):
+        """kept: a Kept whose PETSc objects this workspace reuses when W's pattern is the
+        one they were made for (one rank, small problems), or None."""
         W, first, (indptr, indices, blocks) = problem.operator()
         self.W = W
         self.x = self.y = self.J = self.Wc = self.xc = self.yc = None
         self.rows = None                 # parallel.canonical.CanonicalRows when gathered
+        self.kept = None                 # the Kept whose objects these are (not destroyed)
         try:
+            if W is None:                # one rank: W's rows are all of it
+                self._single(kept, indptr, indices, blocks)
             self._setup(problem, first, indptr, indices, blocks, gather)
         except BaseException:
             self.destroy()
             raise
+
+    def _single(self, kept, indptr, indices, blocks):
+        """W and J on one rank from W's rows; from `kept` when it holds them for this
+        pattern (their values replaced), else made (and given to `kept` when it takes them)."""
+        from ..platform.petsc import PETSc
+
+        n = len(indptr) - 1
+        csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
+        if kept is not None and kept.holds(csr):
+            self.W, self.J, self.x, self.y = kept.W, kept.J, kept.x, kept.y
+            self.kept = kept
+            for M in (self.W, self.J):   # the values createBAIJ would have put there
+                M.setValuesBlockedCSR(*csr, np.ascontiguousarray(blocks).reshape(-1))
+                M.assemble()
+            return
+        self.W = _baij(csr, blocks, PETSc.COMM_SELF, n, n)
+        self.J = _baij(csr, blocks, PETSc.COMM_SELF, n, n)
+        self.x, self.y = self.W.createVecs()
+        if kept is not None and kept.take(csr, self):
+            self.kept = kept
 
     def _setup(self, problem, first, indptr, indices, blocks, gather):
         from ..platform.petsc import PETSc
@@ -82,7 +107,8 @@ class Workspace:
         self.rho_t = 2.0 / (Wd[:, 1, 1] + Wd[:, 2, 2])
         self.scale = np.trace(Wd, axis1=1, axis2=2) / 3.0     # alpha = sigma * scale
         self.n_global = W.getSize()[0] // 3
-        self.x, self.y = W.createVecs()
+        if self.x is None:
+            self.x, self.y = W.createVecs()
         self.Jb = np.empty_like(blocks)
         # rows whose law reads a partner's normal impulse (laws.links: rolling rows, their
         # contact's): Phi_a's derivative C_a on it enters J's block (a, partner), which W's
@@ -101,7 +127,8 @@ class Workspace:
         if self.rows is None:
             # not W.duplicate(): its MatMult sums in another order, and on ill-conditioned J
             # (ILU factors ~1e32 on settled piles) GMRES then takes another path
-            self.J = _baij(self.csr, blocks, W.getComm(), n, self.n_global)
+            if self.J is None:
+                self.J = _baij(self.csr, blocks, W.getComm(), n, self.n_global)
             return
         rows = self.rows                 # rank 0's own W and J, as one rank makes them
         Wb = rows.gather(blocks, blocks=True)
@@ -147,7 +174,10 @@ class Workspace:
             self.J.assemble()
 
     def linear(self, kinds, krylov, events, package=None, pivoting=False):
-        """The chain of linear solvers on J (LinearChain's arguments): a LinearSolve."""
+        """The chain of linear solvers on J (LinearChain's arguments): a LinearSolve (the
+        kept one when this workspace's objects are kept)."""
+        if self.kept is not None:
+            return self.kept.linear(self, kinds, krylov, events, package, pivoting)
         return LinearSolve(self, kinds, krylov, events, package, pivoting)
 
     def minimum(self, values):
@@ -157,14 +187,85 @@ class Workspace:
         return self.x.min()[1]
 
     def destroy(self):
-        for obj in (self.x, self.y, self.J, self.Wc, self.xc, self.yc, self.W):
+        mine = (self.Wc, self.xc, self.yc) if self.kept is not None else \
+            (self.x, self.y, self.J, self.Wc, self.xc, self.yc, self.W)
+        for obj in mine:
             if obj is not None:
                 obj.destroy()
+
+
+class Kept:
+    """PETSc objects a solver keeps from one solve to the next on one rank: W and J (BAIJ,
+    the pattern they were made for), W's vectors, and the chain of linear solvers on J with
+    its vectors. A step whose W has the same pattern replaces their values and keeps the
+    objects (a mechanism's pattern holds step after step): making and destroying them cost
+    a small problem more than its solve. The LU is factored afresh at each solve's first
+    linear solve (LinearChain.refresh), from the same ordering of the same pattern, so the
+    iterates are those of new objects bit for bit. Problems above MUMPS_FROM unknowns keep
+    nothing (their factors would stay in memory between steps)."""
+
+    def __init__(self):
+        self.csr = None
+        self.W = self.J = self.x = self.y = None
+        self.chain = self.lx = self.lrhs = None
+        self.kinds = None
+
+    def holds(self, csr):
+        """Whether the kept W and J have the pattern csr (indptr, block columns)."""
+        return self.csr is not None and all(
+            len(a) == len(b) and (a == b).all() for a, b in zip(self.csr, csr))
+
+    def take(self, csr, work):
+        """Keep a workspace's new W, J and vectors for the pattern csr (releasing what was
+        kept); returns whether they are kept."""
+        if 3 * (len(csr[0]) - 1) > MUMPS_FROM:
+            return False
+        self.release()
+        self.csr = tuple(a.copy() for a in csr)
+        self.W, self.J, self.x, self.y = work.W, work.J, work.x, work.y
+        return True
+
+    def linear(self, work, kinds, krylov, events, package, pivoting):
+        """The kept LinearSolve on work.J for these arguments (made on first use, its
+        chain refreshed), or None when work's objects are not kept."""
+        if work.kept is not self:
+            return None
+        key = (tuple(kinds), tuple(krylov), package, pivoting)
+        if self.chain is None or self.kinds != key:
+            self._release_chain()
+            self.chain = LinearChain(work.J, kinds, krylov, events, package, pivoting)
+            self.lx, self.lrhs = work.J.createVecs()
+            self.kinds = key
+        self.chain.events = events
+        self.chain.refresh()
+        solve = LinearSolve.__new__(LinearSolve)
+        solve.work, solve.events = work, events
+        solve.chain, solve.x, solve.rhs = self.chain, self.lx, self.lrhs
+        solve.kept = True
+        return solve
+
+    def _release_chain(self):
+        for obj in (self.chain, self.lx, self.lrhs):
+            if obj is not None:
+                obj.destroy()
+        self.chain = self.lx = self.lrhs = None
+        self.kinds = None
+
+    def release(self):
+        """Destroy what is kept."""
+        self._release_chain()
+        for obj in (self.W, self.J, self.x, self.y):
+            if obj is not None:
+                obj.destroy()
+        self.csr = None
+        self.W = self.J = self.x = self.y = None
 
 
 class LinearSolve:
     """J d = rhs on a Workspace's J by a LinearChain; with the workspace's rows met on rank 0,
     the chain runs there and its outcome and events reach every rank."""
+
+    kept = False                         # the chain and vectors are a Kept's
 
     def __init__(self, work, kinds, krylov, events, package=None, pivoting=False):
         self.work, self.events = work, events
@@ -197,6 +298,8 @@ class LinearSolve:
             self.chain.refresh()
 
     def destroy(self):
+        if self.kept:
+            return
         for obj in (self.chain, self.x, self.rhs):
             if obj is not None:
                 obj.destroy()

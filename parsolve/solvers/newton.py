@@ -47,7 +47,8 @@ from ..errors import InputError
 from . import kernels
 from .gauss_seidel import SolveReport
 from .gauss_seidel import CODE_NAMES, NCODES
-from .linear import ETA_MAX, GATHER_MAX, LU_FALLBACK_MAX, LU_MAX_UNKNOWNS, Workspace, type_names
+from .linear import (ETA_MAX, GATHER_MAX, LU_FALLBACK_MAX, LU_MAX_UNKNOWNS, Kept, Workspace,
+                     type_names)
 from .residual import residual_from_parts
 from .soc import desaxce, fischer_burmeister
 
@@ -126,6 +127,8 @@ class SemismoothNewton:
         self.merit = merit
         self.gather = int(gather)
         self.contraction = None                 # NewtonProbe's
+        self._kept = Kept()                     # PETSc objects from one step to the next
+                                                # (None: new ones every solve)
 
     def chain(self, unknowns):
         """The linear solvers tried in order on a J of `unknowns` rows over all ranks."""
@@ -139,9 +142,13 @@ class SemismoothNewton:
         """Solve `problem` (a Problem) in place for R (n, 3), warm-started from it. A problem
         through the bodies ends with du = M^-1 H^T R and the residual as the sweeps state it.
         Returns a SolveReport."""
-        work = Workspace(problem, self.gather)
+        work = Workspace(problem, self.gather, self._kept)
         try:
             report = self._solve(work, R)
+        except BaseException:          # nothing half-used is kept
+            if self._kept is not None:
+                self._kept.release()
+            raise
         finally:
             work.destroy()
         if problem.restates:           # the residual as the sweeps state it, from the bodies

@@ -264,14 +264,12 @@ class _Coupled(Problem):
         return residual_from_parts(self.sums(self._parts))
 
     def operator(self):
-        """(W as a PETSc Mat, this rank's first row, its block rows with global columns)."""
+        """(W as a PETSc Mat over the ranks, this rank's first row, its block rows with
+        global columns); W is None on one rank, where the rows are all of W (the caller makes
+        the Mat from them, linear.Workspace)."""
         if self._operator is None:
-            from ..parallel.operators import delassus_matrix
-            from ..platform.petsc import PETSc
-
             indptr, indices, blocks, _ = self.ld.rows
-            return (delassus_matrix(indptr, indices, blocks, PETSc.COMM_SELF), 0,
-                    (indptr, indices, blocks))
+            return None, 0, (indptr, indices, blocks)
         W, first, csr = self._operator()
         return W, first, block_csr(W) if csr is None else csr
 

@@ -25,7 +25,7 @@ from ..errors import InputError, everywhere
 from ..parallel import Comm
 from ..parallel.colouring import Levels
 from ..parallel.domain import Domain
-from ..parallel.operators import distributed_delassus
+from ..parallel.operators import delassus_matrix, distributed_delassus
 from ..parallel.reach import Reach
 from ..platform import faults
 from ..solvers import GaussSeidel, Problem
@@ -532,7 +532,9 @@ class Stepper:
         """The step's residual from U = W R + B with W assembled as one PETSc matrix over all
         ranks from the incidences (parallel.operators): an independent check of the
         body-coupled form the sweeps use. Kept in the history as petsc_residual."""
-        W, _, _ = distributed_delassus(ld, self.domain, held)
+        W, _, csr = distributed_delassus(ld, self.domain, held)
+        if W is None:                            # one rank: its rows are all of W
+            W = delassus_matrix(*csr, self.comm.petsc())
         x, y = W.createVecs()
         x.setArray(R.reshape(-1))
         W.mult(x, y)
