@@ -148,10 +148,36 @@ def test_one_ranks_delassus_rows_are_petscs_sums_bit_for_bit():
                           cols.astype(PETSc.IntType)[:, None], blocks,
                           addv=PETSc.InsertMode.ADD_VALUES)
     W.assemble()
-    for got, want in zip(block_rows(rows, cols, blocks, n), block_csr(W)):
-        assert got.shape == want.shape
-        assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+    from parsolve._kernels import compiled
+
+    makers = [block_rows] + [mod.block_rows for mod in compiled("operators") or []]
+    for make in makers:                     # the twin and the compiled kernel
+        for got, want in zip(make(rows, cols, blocks, n), block_csr(W)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
     W.destroy()
+
+
+def test_the_compiled_delassus_rows_equal_their_twin():
+    """kernels/operators.pyx's block_rows against operators.block_rows, bit for bit: many
+    repeats of an entry, columns beyond n, empty rows, no blocks at all."""
+    import pytest
+    from parsolve._kernels import compiled
+    from parsolve.parallel.operators import block_rows
+
+    modules = compiled("operators")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(3)
+    for n, m, width in ((1, 40, 1), (50, 3000, 50), (20, 500, 80), (30, 0, 30), (5, 7, 5)):
+        rows = rng.integers(0, n, m).astype(np.int64)
+        cols = rng.integers(0, width, m).astype(np.int64)
+        blocks = rng.normal(size=(m, 9)) * 10.0 ** rng.integers(-8, 8, (m, 1))
+        got, twin = modules[0].block_rows(rows, cols, blocks, n), block_rows(rows, cols,
+                                                                           blocks, n)
+        for a, b in zip(got, twin):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            assert np.ascontiguousarray(a).tobytes() == np.ascontiguousarray(b).tobytes()
 
 def dense_H(c, b):
     H = np.zeros((3 * len(c), 6 * len(b)))

@@ -86,6 +86,8 @@ class Domain:
         exchange is an MPI neighbour collective on the subdomain graph, O(neighbours) not O(P).
         Otherwise (migration, set-up) an all-to-all."""
         t0 = time.perf_counter()
+        if self.comm.size == 1:                 # every row is for rank 0, in index order
+            return {k: v[index] for k, v in payload.items()}
         self._complete_sends()
         ranks = self._neighbours() if neighbours else np.arange(self.comm.size)
         order = np.argsort(dest, kind="stable")
@@ -98,16 +100,14 @@ class Domain:
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
                                for a in send[i].values())
-        recv = send
-        if self.comm.size > 1:                  # the part for itself stays here, unsent
-            me = np.flatnonzero(ranks == self.comm.rank)
-            own = send[me[0]] if len(me) else None
-            if len(me):
-                send = send[:me[0]] + [None] + send[me[0] + 1:]
-            recv = self._graph.neighbor_alltoall(send) if neighbours else \
-                self.comm.mpi.alltoall(send)
-            if len(me):
-                recv[me[0]] = own
+        me = np.flatnonzero(ranks == self.comm.rank)    # that part stays here, unsent
+        own = send[me[0]] if len(me) else None
+        if len(me):
+            send = send[:me[0]] + [None] + send[me[0] + 1:]
+        recv = self._graph.neighbor_alltoall(send) if neighbours else \
+            self.comm.mpi.alltoall(send)
+        if len(me):
+            recv[me[0]] = own
         out = {k: np.concatenate([p[k] for p in recv] or [v[:0]]) for k, v in payload.items()}
         self.seconds += time.perf_counter() - t0
         return out

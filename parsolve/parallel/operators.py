@@ -2,6 +2,8 @@
 each rank owns, with global block-column indices. The distributed assembly routes each
 incidence (contact, body) to the owner of its body; that routing is why it lives here, in the
 parallel layer, and not in assembly (which stays free of MPI)."""
+import sys
+
 import numpy as np
 
 
@@ -61,7 +63,7 @@ def distributed_delassus(ld, domain, held):
     p1, p2 = pairs_sharing(gid)                                 # all pairs at each body
     blocks = np.einsum("mik,mkj->mij", H[p1], K[p2]).reshape(-1, 9)
     if comm.size == 1:
-        return None, first, block_rows(row[p1], row[p2], blocks, n)
+        return None, first, _kernel.block_rows(row[p1], row[p2], blocks, n)
     W = PETSc.Mat().createBAIJ(size=((3 * n, 3 * n_global), (3 * n, 3 * n_global)), bsize=3,
                                nnz=(24, 24), comm=comm.petsc())
     W.setOption(PETSc.Mat.Option.NEW_NONZERO_ALLOCATION_ERR, False)
@@ -77,7 +79,8 @@ def block_rows(rows, cols, blocks, n):
     """(indptr, block columns, blocks (nnz, 3, 3)) of the n block rows holding the sums of
     `blocks` (m, 9) at (rows, cols): each entry set by its first block and added to by the
     others in their order, as MatSetValuesBlocked with ADD_VALUES builds it, so the sums
-    are PETSc's bits."""
+    are PETSc's bits. The twin of kernels/operators.pyx's block_rows (which distributed_delassus
+    calls)."""
     if not len(rows):
         return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros((0, 3, 3))
     width = np.int64(max(n, int(cols.max()) + 1))
@@ -95,3 +98,9 @@ def block_rows(rows, cols, blocks, n):
     indptr = np.zeros(n + 1, np.int64)
     np.cumsum(np.bincount(entry // width, minlength=n), out=indptr[1:])
     return indptr, entry % width, out.reshape(-1, 3, 3)
+
+
+from .._kernels import compiled  # noqa: E402  (after block_rows: its twin)
+
+_modules = compiled("operators")
+_kernel = _modules[0] if _modules is not None else sys.modules[__name__]

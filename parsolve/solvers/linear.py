@@ -93,8 +93,7 @@ class Workspace:
 
         def sweep(R, k, counts):
             problem.sync(R)
-            for _ in range(k):
-                problem.sweep(R, counts)
+            problem.sweeps(R, k, counts)
 
         self.sweep = sweep
         self.indptr, self.indices, self.blocks = indptr, indices, blocks

@@ -52,6 +52,11 @@ class Problem:
             err = self.residual(R)
         return it, err
 
+    def sweeps(self, R, k, counts):
+        """k sweeps in the problem's order (omega 1, the default local solver)."""
+        for _ in range(k):
+            self.sweep(R, counts)
+
     def change(self, R_before, R):
         """The relative change of the reactions over a sweep measured in velocities, as
         LMGC90's "Quad" check measures it: sqrt(sum_a |W_aa dR_a|^2 / sum_a |W_aa R_a|^2),
@@ -187,6 +192,15 @@ class _Coupled(Problem):
                                               self.kind, self.param, R, self.du, self._U,
                                               self._parts, self.schedule.whole(), omega,
                                               counts, method, tol, max_iter)
+
+    def sweeps(self, R, k, counts):
+        """Problem.sweeps; on one rank one compiled call (gauss_seidel's loop run for k
+        sweeps: the same iterates bit for bit), plain sweeps for what is left should its
+        residual stop being a number."""
+        if k > 0 and self.schedule.serial:
+            done, _ = self.gauss_seidel(R, counts, 1.0, 0, -np.inf, k)
+            k -= done
+        super().sweeps(R, k, counts)
 
     def sweep(self, R, counts, omega=1.0, method=0, salt=None):
         """One sweep in the schedule's order, or (salt: a uint64) with the colours in the order
