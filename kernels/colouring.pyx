@@ -1,7 +1,9 @@
-# The colouring's cells of rows in one compiled loop (Python twin, the same name and
-# arguments: parsolve/parallel/colouring.py's row_cells), the twin's operations in its order.
+# The colouring's cells of rows and their sweep order, each in one compiled pass (Python
+# twins, the same names and arguments: parsolve/parallel/colouring.py's row_cells and
+# sweep_order), row_cells with the twin's operations in its order.
 import numpy as np
 from libc.math cimport floor, ldexp, sqrt
+from libc.stdlib cimport malloc, free, qsort
 from typedefs cimport index_t
 
 
@@ -55,3 +57,65 @@ def row_cells(const index_t[::1] a, const index_t[::1] b, const signed char[::1]
                 cells[i, k] = c
             cells[i, 3] = level
     return out
+
+
+cdef struct Key:
+    index_t k1, k2, i
+
+
+cdef int by_key(const void* p, const void* q) noexcept nogil:
+    cdef const Key* a = <const Key*>p
+    cdef const Key* b = <const Key*>q
+    if a.k1 != b.k1:
+        return -1 if a.k1 < b.k1 else 1
+    if a.k2 != b.k2:
+        return -1 if a.k2 < b.k2 else 1
+    return -1 if a.i < b.i else (1 if a.i > b.i else 0)
+
+
+def sweep_order(const index_t[:, ::1] cells, const index_t[::1] k1, const index_t[::1] k2,
+                index_t ncolours):
+    """(permutation, bounds): the rows sorted by (colour, k1, k2), ties in their order (a
+    stable sort), and each colour's range [bounds[c], bounds[c + 1]) after it. A row's colour
+    is 8 times its level (cells[:, 3], when given) plus the parity pattern of its cell."""
+    cdef Py_ssize_t n = cells.shape[0], i, c, j
+    cdef int width = cells.shape[1]
+    cdef index_t colour
+    order = np.empty(n, np.int64)
+    bounds = np.zeros(ncolours + 1, np.int64)
+    cdef index_t[::1] o = order, bd = bounds
+    cdef Key* keys = <Key*>malloc(n * sizeof(Key)) if n else NULL
+    cdef index_t* col = <index_t*>malloc(n * sizeof(index_t)) if n else NULL
+    if n and (keys == NULL or col == NULL):
+        free(keys); free(col)
+        raise MemoryError("colouring.sweep_order")
+    try:
+        for i in range(n):
+            colour = (cells[i, 0] & 1) + 2 * (cells[i, 1] & 1) + 4 * (cells[i, 2] & 1) \
+                + (8 * cells[i, 3] if width > 3 else 0)
+            if not 0 <= colour < ncolours:
+                raise ValueError(f"sweep_order: row {i} has colour {colour}, not below "
+                                 f"{ncolours}")
+            col[i] = colour
+        with nogil:
+            for i in range(n):                          # counting sort by colour (stable)
+                bd[col[i] + 1] += 1
+            for c in range(ncolours):
+                bd[c + 1] += bd[c]
+            for i in range(n):
+                j = bd[col[i]]
+                keys[j].k1 = k1[i]
+                keys[j].k2 = k2[i]
+                keys[j].i = i
+                bd[col[i]] += 1
+            for c in range(ncolours, 0, -1):            # back to each colour's start
+                bd[c] = bd[c - 1]
+            bd[0] = 0
+            for c in range(ncolours):                   # each colour by key, then index
+                if bd[c + 1] - bd[c] > 1:
+                    qsort(&keys[bd[c]], bd[c + 1] - bd[c], sizeof(Key), by_key)
+            for j in range(n):
+                o[j] = keys[j].i
+    finally:
+        free(keys); free(col)
+    return order, bounds

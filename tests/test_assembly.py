@@ -360,3 +360,28 @@ def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     v, w = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
     np.testing.assert_array_equal(kernel.apply_H(con, body, H, v, w, nc),
                                   twins.apply_H(con, body, H, v, w, nc))
+
+
+@pytest.mark.parametrize("walls", [False, True])
+def test_no_rows_local_dynamics_are_the_assembled_ones(walls):
+    """LocalDynamics without rows (a ball in flight) skips the assembly's calls: every array
+    it holds has the shape, type and (empty) values the assembly makes of no rows."""
+    from parsolve.tables.interactions import Interactions
+
+    m, sim, b, c, ld, (vf, wf, Jinv) = make_step()
+    none = Interactions.empty()
+    wall = (np.zeros((0, 3)), np.zeros((0, 3))) if walls else (None, None)
+    fast = LocalDynamics(none, b, vf, wf, Jinv, 1e-3, wall=wall)
+    full = LocalDynamics.__new__(LocalDynamics)
+    full._assemble(none, b, vf, wf, Jinv, 1e-3, 0.0, None, wall)
+    assert vars(fast).keys() == vars(full).keys()
+    for k, v in vars(full).items():
+        f = vars(fast)[k]
+        if isinstance(v, np.ndarray):
+            assert (f.shape, f.dtype, f.flags["C_CONTIGUOUS"]) == \
+                (v.shape, v.dtype, v.flags["C_CONTIGUOUS"]), k
+            assert f.tobytes() == v.tobytes(), k
+        else:
+            assert f is v or f == v, k
+    assert fast.rows[0].tolist() == full.rows[0].tolist() == [0]
+    assert fast.velocity_after(b).shape == (0, 3)

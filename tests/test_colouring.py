@@ -88,3 +88,34 @@ def test_the_compiled_row_cells_equal_their_twin_bit_for_bit():
             got = modules[0].row_cells(*args, periodic, nlevels)
             np.testing.assert_array_equal(got, colouring.row_cells(*args, periodic, nlevels))
             assert nlevels == 1 or got[:, 3].max() > 0
+
+
+def test_the_compiled_sweep_order_equals_its_twin():
+    """kernels/colouring.pyx's sweep_order against colouring.sweep_order: the same permutation
+    (a stable sort by colour, then key) and colour ranges, with repeated keys, negative cells,
+    one and several levels, no rows; a colour beyond the levels is refused by both."""
+    import numpy as np
+    import pytest
+    from parsolve._kernels import compiled
+    from parsolve.parallel import colouring
+
+    modules = compiled("colouring")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    rng = np.random.default_rng(1)
+    for n, nlevels in ((0, 1), (1, 1), (7, 2), (3000, 1), (3000, 3)):
+        cells = rng.integers(-5, 5, (n, 4)).astype(np.int64)
+        cells[:, 3] = rng.integers(0, nlevels, n)
+        k1 = rng.integers(0, 40, n).astype(np.int64)
+        k2 = rng.integers(-3, 3, n).astype(np.int64)
+        for c in (cells, np.ascontiguousarray(cells[:, :3])):
+            ncolours = 8 * nlevels
+            got = modules[0].sweep_order(c, k1, k2, ncolours)
+            twin = colouring.sweep_order(c, k1, k2, ncolours)
+            for a, b in zip(got, twin):
+                np.testing.assert_array_equal(a, b)
+                assert a.dtype == np.int64
+    cells = np.array([[0, 0, 0, 2]], np.int64)
+    for sweep_order in (modules[0].sweep_order, colouring.sweep_order):
+        with pytest.raises(ValueError, match="colour 16"):
+            sweep_order(cells, np.zeros(1, np.int64), np.zeros(1, np.int64), 16)

@@ -16,6 +16,22 @@ from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_bloc
 class LocalDynamics:
     def __init__(self, contacts, bodies, v_free, w_free, Jinv, h, t=0.0, inv_mass=None,
                  wall=(None, None)):
+        if len(contacts):
+            self._assemble(contacts, bodies, v_free, w_free, Jinv, h, t, inv_mass, wall)
+        else:
+            self._empty(bodies, wall)
+
+    def _empty(self, bodies, wall):
+        """No rows (a ball in flight): the empty arrays _assemble makes, without its calls."""
+        self.n, self.nbodies = 0, len(bodies)
+        self.con = self.body = self.inc_body = np.zeros(0, np.int64)
+        self.inc_ptr = np.zeros(1, np.int64)
+        self.H, self.K, self.Wdiag = np.zeros((0, 3, 6)), np.zeros((0, 6, 3)), np.zeros((0, 3, 3))
+        self._gid, self._rows, self.wall = bodies.gid, None, wall
+        self.B_free, self.U_before, self.shift, self.B = (np.zeros((0, 3)) for _ in range(4))
+        self.kind, self.param, self.mu = np.zeros(0, np.int8), np.zeros((0, 1)), np.zeros(0)
+
+    def _assemble(self, contacts, bodies, v_free, w_free, Jinv, h, t, inv_mass, wall):
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)

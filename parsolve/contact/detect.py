@@ -41,7 +41,7 @@ def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None):
                 parts.append(c)
     parts = [c for c in parts if len(c["a"])]
     if not parts:
-        return Interactions(a=np.zeros(0, np.int64))
+        return Interactions.empty()
     c = {f: np.concatenate([p[f] for p in parts]) for f in parts[0]}
     keep = c["gap"] <= margin
     c = {f: v[keep] for f, v in c.items()}

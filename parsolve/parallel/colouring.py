@@ -46,14 +46,19 @@ def colours_of(cells):
     return (c[:, 0] + 2 * c[:, 1] + 4 * c[:, 2] + NCOLOURS * level).astype(np.int64)
 
 
-def sweep_order(colour, k1, k2, ncolours=NCOLOURS):
-    """(permutation, colours): the rows sorted by (colour, key), which is the sweep order,
-    and for each colour the index range it occupies after the permutation. Storing rows
-    in this order lets every sweep stream through memory."""
+def sweep_order(cells, k1, k2, ncolours):
+    """(permutation, bounds): the rows of cell indices `cells` (with their level last, if
+    any) sorted by (colour, key), which is the sweep order, and the range [bounds[c],
+    bounds[c + 1]) colour c occupies after the permutation. Storing rows in this order lets
+    every sweep stream through memory. The twin of kernels/colouring.pyx's sweep_order
+    (which Levels.order calls)."""
+    colour = colours_of(cells)
+    if len(colour) and not (0 <= colour.min() and colour.max() < ncolours):
+        bad = int(np.flatnonzero((colour < 0) | (colour >= ncolours))[0])
+        raise ValueError(f"sweep_order: row {bad} has colour {int(colour[bad])}, not below "
+                         f"{ncolours}")
     order = np.lexsort((k2, k1, colour))
-    bounds = np.searchsorted(colour[order], np.arange(ncolours + 1))
-    return order, [np.arange(bounds[c], bounds[c + 1], dtype=np.int64)
-                   for c in range(ncolours)]
+    return order, np.searchsorted(colour[order], np.arange(ncolours + 1))
 
 
 class Levels:
@@ -117,8 +122,11 @@ class Levels:
         return cells[:, :3] * (1 << k) + ((1 << k) >> 1)
 
     def order(self, cells, k1, k2):
-        """(permutation, colours): sweep_order of rows with these cells and keys."""
-        return sweep_order(colours_of(cells), k1, k2, self.ncolours)
+        """(permutation, colours): sweep_order of rows with these cells and keys, colour c's
+        rows after the permutation as colours[c] (compiled: kernels/colouring.pyx)."""
+        order, bounds = _kernel.sweep_order(cells, k1, k2, self.ncolours)
+        rows = np.arange(len(order))
+        return order, [rows[bounds[c]:bounds[c + 1]] for c in range(self.ncolours)]
 
 
 class ColourSchedule:

@@ -46,7 +46,12 @@ class Table:
 
     @classmethod
     def empty(cls):
-        return cls(0)
+        """A table of no rows (its zero-length columns shared between such tables: nothing
+        can be written into them)."""
+        blank = _EMPTY.get(cls)
+        if blank is None:
+            blank = _EMPTY[cls] = cls(0)
+        return blank._of({f: getattr(blank, f) for f in cls.FIELDS})
 
     @classmethod
     def concat(cls, tables):
@@ -66,4 +71,5 @@ class Table:
         return _ROW_BYTES[key]
 
 
+_EMPTY = {}              # table class -> a table of no rows (Table.empty)
 _ROW_BYTES = {}           # (table class, columns) -> bytes of a row: asked for every step
