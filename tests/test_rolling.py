@@ -233,6 +233,37 @@ def test_a_spinning_sphere_stops_at_the_analytic_time():
     assert set(np.array(statuses)[t > stop + h]) == {STATUS.index("sticking")}
 
 
+@pytest.mark.parametrize("solver", [None, SemismoothNewton(tol=1e-13)], ids=["gs", "newton"])
+def test_a_turntable_spins_a_sphere_up_to_its_own_rate(solver):
+    """A sphere at rest on the axis of a floor turning at Omega about its normal (a turning
+    obstacle, Model.move with an angle): the rolling row's U is the spin relative to the
+    floor's, so spinning resistance mu_s drags the sphere's spin up at mu_s m g / I until it
+    turns with the floor at Omega, then holds it there; the sphere stays in place (its point
+    on the axis does not move) and rolling resistance takes no part."""
+    R, mu_s, Omega, h = 0.05, 0.002, 3.0, 1e-3
+    model = ps.Model(gravity=(0.0, 0.0, -G))
+    model.surface("s", "s", friction=0.5, spinning=mu_s, rolling=0.01)
+    model.half_space((0, 0, 0), (0, 0, 1), "s", name="table")
+    model.move("table", angle=lambda t: Omega * t, rate=lambda t: Omega, axis=(0, 0, 1),
+               centre=(0, 0, 0))
+    model.sphere((0, 0, R), R, "s", density=2000.0)
+    sim = ps.Simulation(model, step=h, solver=solver or GaussSeidel(tol=1e-14, max_iter=1000),
+                        progress=0, quiet=True, verify_every=0)
+    m, inertia = sim.owned.mass[0], sim.owned.inertia[0, 2]
+    alpha = mu_s * m * G / inertia
+    locked = Omega / alpha
+    spins = []
+    while sim.time < 1.5 * locked:
+        sim.step()
+        spins.append(sim.owned.w[0, 2])
+    spins, t = np.array(spins), h * np.arange(1, len(spins) + 1)
+    rising = t < locked - h
+    np.testing.assert_allclose(spins[rising], alpha * t[rising], rtol=1e-9)
+    assert np.abs(spins[t > locked + h] - Omega).max() <= 1e-11 * Omega
+    assert np.abs(sim.owned.x[0] - (0, 0, R)).max() <= 1e-12
+    assert np.abs(sim.owned.w[0, :2]).max() <= 1e-12 and np.abs(sim.owned.v[0]).max() <= 1e-12
+
+
 def test_rolling_resistance_is_a_surface_property_with_its_checks():
     """Coefficients are lengths >= 0 per pair; a model without them keeps its fingerprint."""
     def model(**kw):
