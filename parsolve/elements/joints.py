@@ -74,6 +74,7 @@ class Joints(Element):
         self._prescribed = [int(j) for j in np.flatnonzero(self.code == PRESCRIBE)]
         self._present = frozenset(self.code.tolist())
         self._of_types = {}
+        self._chosen = {}                 # types -> (held ids, their joints: _choose)
 
     def bodies(self):
         return np.unique(np.concatenate([self.a, self.b[self.b >= 0]]))
@@ -132,13 +133,10 @@ class Joints(Element):
         signal = {j: self.specs[j]["value"](t + h) if self.specs[j]["signal"] != "acceleration"
                   else self.specs[j]["value"].integral(t + h)
                   for j in self._prescribed if types is None or "prescribe" in types}
-        ends = lookup(held.gid, self._ends)
-        ia, ib = ends[:len(self)], ends[len(self):]
-        use = np.flatnonzero((ia >= 0) & (self._world | (ib >= 0)) & self._wanted(types))
+        use, a, b = self._choose(held.gid, types)
         n = len(use)
         if n == 0:
             return Interactions.empty(), (0.0, "")
-        a, b = ia[use], ib[use]
         # the points at the half step, and their relative velocity at the step's start
         # (springs' rates): twins.joint_points says more
         pa, offset, e, dist, dv, far = _kernel.joint_points(held.x, held.q, held.v, held.w,
@@ -165,7 +163,7 @@ class Joints(Element):
         # how far the rows' bodies are from their points (the cells hold them within half one)
         worst = int(np.argmax(far))
         stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")
-        rows = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
+        rows = Interactions(n, a=a.copy(), b=b.copy(), obstacle=np.full(n, -1), k1=self.a[use],
                             k2=NAMESPACES[JOINT].key(use), origin=np.full(n, JOINT, np.int8),
                             point=pa, offset=offset, frame=frame, **law)
         return rows, stretch
@@ -192,6 +190,23 @@ class Joints(Element):
                 if self.specs[j]["signal"] == "displacement":
                     moved += _arc(held.w[a[k]], pa[k] - held.x[a[k]], h) @ normal
                 shift[k, 0] = -self._velocity(j, signal[j], h, moved)
+
+    def _choose(self, gid, types):
+        """(use, a, b): the joints of `types` whose bodies the held ids `gid` hold, and
+        their bodies' held indices; kept while the held ids are the same (a mechanism's on
+        one rank, step after step)."""
+        key = None if types is None else tuple(types)
+        got = self._chosen.get(key)
+        if got is not None and np.array_equal(got[0], gid):
+            return got[1]
+        ends = lookup(gid, self._ends)
+        ia, ib = ends[:len(self)], ends[len(self):]
+        use = np.flatnonzero((ia >= 0) & (self._world | (ib >= 0)) & self._wanted(types))
+        chosen = (use, ia[use], ib[use])
+        for array in chosen:                  # shared by the steps: read only
+            array.flags.writeable = False
+        self._chosen[key] = (gid.copy(), chosen)
+        return chosen
 
     def _wanted(self, types):
         """Which joints are of `types` (None: all), kept per types (asked every step)."""
