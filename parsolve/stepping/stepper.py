@@ -274,8 +274,8 @@ class Stepper:
         projected = (0, 0.0, 0.0)
         if self.projection is not None:               # positions onto the constraints
             projected = self._project(b, contacts, U_after, inv_mass)
-        # the owned rows (a copy when ghosts follow them; on one rank they are all there is)
-        self.owned = o = b if b.n_owned == len(b) else b.take(np.arange(b.n_owned))
+        # the owned rows (views of the held ones; on one rank they are all there is)
+        self.owned = o = b if b.n_owned == len(b) else b.take(slice(0, b.n_owned))
         wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
         guard = (0, [], None)
         if self.guards != "off":
