@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from ..errors import InputError
+from ..tables.table import rows_of
 from .colouring import ColourSchedule, cell_ids
 from .halo import Halo
 from .partition import RCBPartition
@@ -87,7 +88,7 @@ class Domain:
         Otherwise (migration, set-up) an all-to-all."""
         t0 = time.perf_counter()
         if self.comm.size == 1:                 # every row is for rank 0, in index order
-            return {k: np.take(v, index, axis=0) for k, v in payload.items()}
+            return {k: rows_of(v, index) for k, v in payload.items()}
         self._complete_sends()
         ranks = self._neighbours() if neighbours else np.arange(self.comm.size)
         order = np.argsort(dest, kind="stable")
@@ -96,7 +97,7 @@ class Domain:
         if len(dest) and neighbours:
             assert cuts[-1] - cuts[0] == len(dest) and np.isin(dest, ranks).all(), \
                 "neighbour exchange to a rank outside the subdomain graph"
-        send = [{k: np.take(v, index[cuts[i]:cuts[i + 1]], axis=0) for k, v in payload.items()}
+        send = [{k: rows_of(v, index[cuts[i]:cuts[i + 1]]) for k, v in payload.items()}
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
                                for a in send[i].values())
