@@ -6,6 +6,7 @@
 import numpy as np
 from libc.stdlib cimport malloc, realloc, free, qsort
 from typedefs cimport index_t
+from counting cimport counting_sort
 
 cdef double DENSE_CELLS_PER_BODY = 8.0    # the dense cell list up to this many cells a body
 cdef unsigned long long P0 = 73856093, P1 = 19349663, P2 = 83492791
@@ -107,20 +108,10 @@ cdef int dense(Pairs* p, const index_t* cells, index_t n, const index_t* low,
     if first == NULL or bodies == NULL or cell == NULL:
         free(first); free(bodies); free(cell)
         return 0
-    for c in range(ncell + 1):
-        first[c] = 0
-    for a in range(n):                           # counting sort by cell, stable
+    for a in range(n):
         cell[a] = ((cells[3 * a] - low[0]) * span[1] + (cells[3 * a + 1] - low[1])) * span[2] \
             + (cells[3 * a + 2] - low[2])
-        first[cell[a] + 1] += 1
-    for c in range(ncell):
-        first[c + 1] += first[c]
-    for a in range(n):
-        bodies[first[cell[a]]] = a
-        first[cell[a]] += 1
-    for c in range(ncell, 0, -1):
-        first[c] = first[c - 1]
-    first[0] = 0
+    counting_sort(cell, NULL, n, ncell, first, bodies)      # the bodies by cell, stable
     for a in range(n):
         z0 = cells[3 * a + 2] - low[2] - 1
         z1 = z0 + 2

@@ -5,6 +5,7 @@ import numpy as np
 from libc.math cimport floor, ldexp, sqrt
 from libc.stdlib cimport malloc, free, qsort
 from typedefs cimport index_t
+from counting cimport counting_sort
 
 
 def row_cells(const index_t[::1] a, const index_t[::1] b, const signed char[::1] image,
@@ -98,19 +99,13 @@ def sweep_order(const index_t[:, ::1] cells, const index_t[::1] k1, const index_
                                  f"{ncolours}")
             col[i] = colour
         with nogil:
-            for i in range(n):                          # counting sort by colour (stable)
-                bd[col[i] + 1] += 1
-            for c in range(ncolours):
-                bd[c + 1] += bd[c]
-            for i in range(n):
-                j = bd[col[i]]
+            if n:
+                counting_sort(col, NULL, n, ncolours, &bd[0], &o[0])    # by colour, stable
+            for j in range(n):
+                i = o[j]
                 keys[j].k1 = k1[i]
                 keys[j].k2 = k2[i]
                 keys[j].i = i
-                bd[col[i]] += 1
-            for c in range(ncolours, 0, -1):            # back to each colour's start
-                bd[c] = bd[c - 1]
-            bd[0] = 0
             for c in range(ncolours):                   # each colour by key, then index
                 if bd[c + 1] - bd[c] > 1:
                     qsort(&keys[bd[c]], bd[c + 1] - bd[c], sizeof(Key), by_key)

@@ -2,6 +2,7 @@
 # same name and arguments: parsolve/parallel/operators.py's block_rows).
 import numpy as np
 from typedefs cimport index_t
+from counting cimport counting_sort
 
 
 def block_rows(const index_t[::1] rows, const index_t[::1] cols, const double[:, ::1] blocks,
@@ -21,21 +22,9 @@ def block_rows(const index_t[::1] rows, const index_t[::1] cols, const double[:,
     start = np.zeros(n + 1, np.int64)
     cdef index_t[::1] bc = by_col, o = order, cnt = count, st = start
     with nogil:
-        for i in range(m):                            # by column, stable
-            cnt[cols[i] + 1] += 1
-        for c in range(width):
-            cnt[c + 1] += cnt[c]
-        for i in range(m):
-            bc[cnt[cols[i]]] = i
-            cnt[cols[i]] += 1
-        for i in range(m):                            # then by row, stable
-            st[rows[i] + 1] += 1
-        for c in range(n):
-            st[c + 1] += st[c]
-        for j in range(m):
-            i = bc[j]
-            o[st[rows[i]]] = i
-            st[rows[i]] += 1
+        if m:                                          # by column, then by row, stable
+            counting_sort(&cols[0], NULL, m, width, &cnt[0], &bc[0])
+            counting_sort(&rows[0], &bc[0], m, n, &st[0], &o[0])
     # entries: runs of equal (row, column) in that order
     cdef Py_ssize_t nnz = 0
     for j in range(m):
