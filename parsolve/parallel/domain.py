@@ -101,14 +101,11 @@ class Domain:
                 for i in range(len(ranks))]
         self.bytes_sent += sum(a.nbytes for i, r in enumerate(ranks) if r != self.comm.rank
                                for a in send[i].values())
-        me = np.flatnonzero(ranks == self.comm.rank)    # that part stays here, unsent
-        own = send[me[0]] if len(me) else None
-        if len(me):
-            send = send[:me[0]] + [None] + send[me[0] + 1:]
+        me = int(np.searchsorted(ranks, self.comm.rank))   # ranks (sorted) hold this one:
+        own, send[me] = send[me], None                      # its part stays here, unsent
         recv = self._graph.neighbor_alltoall(send) if neighbours else \
             self.comm.mpi.alltoall(send)
-        if len(me):
-            recv[me[0]] = own
+        recv[me] = own
         out = {k: np.concatenate([p[k] for p in recv] or [v[:0]]) for k, v in payload.items()}
         self.seconds += time.perf_counter() - t0
         return out

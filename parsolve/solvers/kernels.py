@@ -10,8 +10,8 @@ from . import twins
 NAMES = ("gauss_seidel_sweep", "delassus_residual", "gauss_seidel_rows",
          "body_gauss_seidel_sweep", "body_residual", "body_apply", "alart_curnier",
          "project_admissible", "newton_parts", "slope_parts", "jacobian_blocks",
-         "body_sweep_traffic", "body_gauss_seidel_rows", "local_solve", "row_solve", "natural_map", "project_cone",
-         "slide_quartic", "poly_real_roots")
+         "body_sweep_traffic", "body_gauss_seidel_rows", "local_solve", "row_solve",
+         "natural_map", "project_cone", "slide_quartic", "poly_real_roots")
 TWINS = {
     **{name: getattr(twins, name) for name in NAMES[:13]},
     "local_solve": coulomb_local.local_solve, "row_solve": laws.row_solve,

@@ -51,26 +51,28 @@ class Workspace:
     def __init__(self, problem, gather=0, kept=None):
         """kept: a Kept whose PETSc objects this workspace reuses when W's pattern is the
         one they were made for (one rank, small problems), or None."""
+        from ..platform.petsc import PETSc
+
         W, first, (indptr, indices, blocks) = problem.operator()
         self.W = W
         self.x = self.y = self.J = self.Wc = self.xc = self.yc = None
         self.rows = None                 # parallel.canonical.CanonicalRows when gathered
         self.kept = None                 # the Kept whose objects these are (not destroyed)
+        self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
         try:
             if W is None:                # one rank: W's rows are all of it
-                self._single(kept, indptr, indices, blocks)
+                self._single(kept, blocks)
             self._setup(problem, first, indptr, indices, blocks, gather)
         except BaseException:
             self.destroy()
             raise
 
-    def _single(self, kept, indptr, indices, blocks):
+    def _single(self, kept, blocks):
         """W and J on one rank from W's rows; from `kept` when it holds them for this
         pattern (their values replaced), else made (and given to `kept` when it takes them)."""
         from ..platform.petsc import PETSc
 
-        n = len(indptr) - 1
-        csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
+        csr, n = self.csr, len(self.csr[0]) - 1
         if kept is not None and kept.holds(csr):
             self.W, self.J, self.x, self.y = kept.W, kept.J, kept.x, kept.y
             self.kept = kept
@@ -120,7 +122,6 @@ class Workspace:
             link = self.linked * self.n_global + first + self.partner
             self.k_link = np.searchsorted(key, link)
             assert (key[self.k_link] == link).all()
-        self.csr = (indptr.astype(PETSc.IntType), indices.astype(PETSc.IntType))
         if W.getComm().getSize() > 1 and 3 * self.n_global <= gather:
             self.rows = problem.canonical(W, indptr, indices)
         if self.rows is None:
@@ -211,8 +212,7 @@ class Kept:
 
     def holds(self, csr):
         """Whether the kept W and J have the pattern csr (indptr, block columns)."""
-        return self.csr is not None and all(
-            len(a) == len(b) and (a == b).all() for a, b in zip(self.csr, csr))
+        return self.csr is not None and all(map(np.array_equal, self.csr, csr))
 
     def take(self, csr, work):
         """Keep a workspace's new W, J and vectors for the pattern csr (releasing what was
@@ -225,10 +225,8 @@ class Kept:
         return True
 
     def linear(self, work, kinds, krylov, events, package, pivoting):
-        """The kept LinearSolve on work.J for these arguments (made on first use, its
-        chain refreshed), or None when work's objects are not kept."""
-        if work.kept is not self:
-            return None
+        """The kept LinearSolve on work.J (a workspace of this Kept's objects) for these
+        arguments: its chain made on first use, then refreshed."""
         key = (tuple(kinds), tuple(krylov), package, pivoting)
         if self.chain is None or self.kinds != key:
             self._release_chain()
@@ -237,11 +235,7 @@ class Kept:
             self.kinds = key
         self.chain.events = events
         self.chain.refresh()
-        solve = LinearSolve.__new__(LinearSolve)
-        solve.work, solve.events = work, events
-        solve.chain, solve.x, solve.rhs = self.chain, self.lx, self.lrhs
-        solve.kept = True
-        return solve
+        return LinearSolve(work, kinds, krylov, events, kept=(self.chain, self.lx, self.lrhs))
 
     def _release_chain(self):
         for obj in (self.chain, self.lx, self.lrhs):
@@ -264,12 +258,14 @@ class LinearSolve:
     """J d = rhs on a Workspace's J by a LinearChain; with the workspace's rows met on rank 0,
     the chain runs there and its outcome and events reach every rank."""
 
-    kept = False                         # the chain and vectors are a Kept's
-
-    def __init__(self, work, kinds, krylov, events, package=None, pivoting=False):
+    def __init__(self, work, kinds, krylov, events, package=None, pivoting=False, kept=None):
+        """kept: a Kept's (chain, x, rhs) to solve with (not destroyed here), or None."""
         self.work, self.events = work, events
+        self.kept = kept is not None
         self.chain = self.rhs = self.x = None
-        if work.J is not None:
+        if self.kept:
+            self.chain, self.x, self.rhs = kept
+        elif work.J is not None:
             self.chain = LinearChain(work.J, kinds, krylov, events, package, pivoting)
             self.x, self.rhs = work.J.createVecs()
 

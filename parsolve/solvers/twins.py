@@ -106,9 +106,10 @@ def body_residual(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts):
                     R[a] @ R[a], U[a] @ U[a])
 
 
-
 def body_gauss_seidel_rows(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du, U, parts,
                            order, omega, counts, method, tol, max_iter):
+    """Sweeps in `order` until the residual reaches tol or max_iter sweeps are done:
+    (sweeps, residual)."""
     if len(B) == 0:
         return 0, 0.0
 
@@ -124,6 +125,7 @@ def body_gauss_seidel_rows(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du
         it += 1
         err = residual()
     return it, err
+
 
 def alart_curnier(kind, param, R, U, rho_n, rho_t, Phi, A=None, B=None, C=None):
     """Phi, and A and B when given, in place: each row's semismooth function; C (n, 3), when
