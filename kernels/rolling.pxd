@@ -6,7 +6,7 @@
 # (maximal dissipation: the moment opposes the relative rotation at its bound, and holds it
 # inside), r_N the normal impulse of the row's contact, read from the reactions R during the
 # solve. p = (mu_s, mu_r, companion's row index or -1). Python twin: parsolve/laws/rolling.py.
-from libc.math cimport sqrt, fabs, hypot
+from libc.math cimport sqrt, fabs, hypot, signbit
 from codes cimport LOCAL_ROLLING, LOCAL_FAILED
 from linalg cimport disc_min
 from typedefs cimport index_t
@@ -31,11 +31,24 @@ cdef inline double _objective(const double* W, const double* b, const double* r)
     return s
 
 
+cdef inline bint _same(double a, double b) noexcept nogil:
+    """a and b the same double, the sign of a zero included (NaN never)."""
+    return a == b and signbit(a) == signbit(b)
+
+
 cdef inline void _spin_at(const double* W, const double* b, double s, double rho,
-                          double* r) noexcept nogil:
-    """r with the spin at s and the rolling part the minimum over its disc."""
+                          const double* free, double* r) noexcept nogil:
+    """r with the spin at s and the rolling part the minimum over its disc. free: the disc
+    problem solved with the spin free (s00, s01, s11, c0, c1, x0, x1): when this one is the
+    same to the bit (no coupling of spin and rolling in W, as for spheres), its minimum is
+    taken, not computed again."""
+    cdef double q01 = 0.5 * (W[5] + W[7]), c0 = b[1] + W[3] * s, c1 = b[2] + W[6] * s
     cdef double x[2]
-    disc_min(W[4], 0.5 * (W[5] + W[7]), W[8], b[1] + W[3] * s, b[2] + W[6] * s, rho, x)
+    if (_same(W[4], free[0]) and _same(q01, free[1]) and _same(W[8], free[2])
+            and _same(c0, free[3]) and _same(c1, free[4])):
+        x[0] = free[5]; x[1] = free[6]
+    else:
+        disc_min(W[4], q01, W[8], c0, c1, rho, x)
     r[0] = s; r[1] = x[0]; r[2] = x[1]
 
 
@@ -49,6 +62,7 @@ cdef inline int rolling_solve(const double* W, const double* b, const double* p,
     cdef double rn = rolling_normal(p, R), s, rho, w = W[0], spin, s00, s01, s11
     cdef double x[2]
     cdef double plus[3]
+    cdef double free[7]
     if not w > 0.0:
         return LOCAL_FAILED
     s00 = W[4] - W[3] * W[1] / w
@@ -61,13 +75,16 @@ cdef inline int rolling_solve(const double* W, const double* b, const double* p,
     if s == 0.0 and rho == 0.0:
         r[0] = 0.0; r[1] = 0.0; r[2] = 0.0
         return LOCAL_ROLLING
-    disc_min(s00, s01, s11, b[1] - W[3] * b[0] / w, b[2] - W[6] * b[0] / w, rho, x)
+    free[0] = s00; free[1] = s01; free[2] = s11
+    free[3] = b[1] - W[3] * b[0] / w; free[4] = b[2] - W[6] * b[0] / w
+    disc_min(s00, s01, s11, free[3], free[4], rho, x)
     spin = -(b[0] + W[1] * x[0] + W[2] * x[1]) / w
     if fabs(spin) <= s:
         r[0] = spin; r[1] = x[0]; r[2] = x[1]
         return LOCAL_ROLLING
-    _spin_at(W, b, s, rho, plus)
-    _spin_at(W, b, -s, rho, r)
+    free[5] = x[0]; free[6] = x[1]
+    _spin_at(W, b, s, rho, free, plus)
+    _spin_at(W, b, -s, rho, free, r)
     if _objective(W, b, plus) < _objective(W, b, r):
         r[0] = plus[0]; r[1] = plus[1]; r[2] = plus[2]
     return LOCAL_ROLLING

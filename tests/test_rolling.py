@@ -70,6 +70,35 @@ def test_row_solve_is_the_exact_minimum_and_the_kernel_equals_its_twin():
         assert (values >= f - 1e-12 * (1 + abs(f))).all()
 
 
+def test_where_spin_and_rolling_decouple_the_kernel_equals_its_twin_to_the_bit():
+    """W without a spin-rolling coupling (a sphere's: W = E (J_A^-1 + J_B^-1) E^T): the
+    kernel solves the disc once and reuses it at the clipped spin (rolling.pxd's _spin_at);
+    its reaction is the twin's, which solves it three times, to the bit, zeros' signs
+    included, on disc problems isotropic and not, with the spin clipped in most trials."""
+    rng = np.random.default_rng(7)
+    clipped = 0
+    for trial in range(2000):
+        W = np.zeros((3, 3))
+        W[0, 0] = rng.uniform(0.5, 2.0)
+        if trial % 2:
+            W[1:, 1:] = spd(rng, 2)
+        else:
+            W[1, 1] = W[2, 2] = rng.uniform(0.5, 2.0)
+        b = rng.normal(size=3) * rng.choice([0.1, 1.0, 10.0])
+        if trial % 5 == 0:
+            b[1] = 0.0
+        if trial % 7 == 0:
+            b[2] = -0.0
+        R = np.array([[abs(rng.normal()), 0.0, 0.0]])
+        p = np.array([rng.choice([0.05, 0.2, 1.0]), rng.choice([0.0, 0.3, 2.0]), 0.0])
+        got, _ = kernels.row_solve(rolling.KIND, W, b, p, None, 0, R)
+        want, _ = laws.row_solve(rolling.KIND, W, b, p, None, 0, R)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        clipped += abs(got[0]) >= p[0] * R[0, 0] * (1 - 1e-12)
+    assert clipped > 1000
+
+
 def test_sweeps_residuals_and_newton_parts_equal_their_twins():
     """Contacts and their rolling rows in one sweep: compiled and Python give the same
     iterates, outcome counts, residual, Newton parts, Phi, A, B, the coupling C and the
