@@ -148,18 +148,23 @@ class Joints(Element):
             shift = e / h
         else:
             shift = np.zeros((n, 3))
-            shift[point] = e[point] / h
+            if point.any():
+                shift[point] = e[point] / h
             self._rows_along(held, h, signal, use, a, code, pa, e, dist, frame, shift)
-        law = bilateral.rows(np.where(point, 3, 1), shift)
         springs = np.flatnonzero(code == SPRING) if SPRING in self._present else ()
+        if len(springs) < n:
+            law = bilateral.rows(np.where(point, 3, 1), shift)
         if len(springs):
             sj = use[springs]
             rate = np.einsum("ni,ni->n", dv[springs], frame[springs, 0])
             pull = spring.rows(*spring.linearise([self.specs[j]["force"] for j in sj],
                                                  dist[springs] - self.L0[sj], rate, h,
                                                  [f"joint {self.names[j]!r}" for j in sj]))
-            for column in law:
-                law[column][springs] = pull[column]
+            if len(springs) == n:                     # springs alone: their rows are all
+                law = pull
+            else:
+                for column in law:
+                    law[column][springs] = pull[column]
         # how far the rows' bodies are from their points (the cells hold them within half one)
         worst = int(np.argmax(far))
         stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")

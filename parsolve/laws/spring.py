@@ -16,8 +16,11 @@ the user's function). A restoring, damping force has k <= 0 and the local solve
 r_N = (a + g b_N) / (1 - g W_NN) never divides by zero: stable for any stiffness, on any number
 of ranks (no explicit force, no rank-dependent order).
 """
+import math
+
 import numpy as np
 
+from ..errors import InputError
 from .codes import KINDS, OUTCOMES, STATUS
 
 KIND = KINDS.index("spring")
@@ -29,8 +32,6 @@ SPRING, FAILED = OUTCOMES.index("spring"), OUTCOMES.index("failed")
 def linearise(force, d, U0, h, what):
     """(a, g) of the rows whose springs have force(d, d') (one callable per row), at the
     mid-step stretch d and the start rate U0; the callables' failures name `what[k]`."""
-    from ..errors import InputError
-
     a, g = np.empty(len(d)), np.empty(len(d))
     for k, (f, dk, u) in enumerate(zip(force, d, U0)):
         s = dk
@@ -41,7 +42,7 @@ def linearise(force, d, U0, h, what):
                                                       (0, eps_v), (0, -eps_v))]
         except Exception as exc:
             raise InputError(f"{what[k]}: its force raised at d = {s:g}: {exc!r}") from None
-        if not np.isfinite(vals).all():
+        if not all(math.isfinite(v) for v in vals):
             raise InputError(f"{what[k]}: its force returned {vals[0]} at d = {s:g}, "
                              f"d' = {u:g}")
         F0 = vals[0]

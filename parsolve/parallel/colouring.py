@@ -124,6 +124,9 @@ class Levels:
     def order(self, cells, k1, k2):
         """(permutation, colours): sweep_order of rows with these cells and keys, colour c's
         rows after the permutation as colours[c] (compiled: kernels/colouring.pyx)."""
+        if not len(cells):                 # no rows (a ball in flight): every colour empty
+            none = np.zeros(0, np.int64)
+            return none, [none] * self.ncolours
         order, bounds = _kernel.sweep_order(cells, k1, k2, self.ncolours)
         rows = np.arange(len(order))
         return order, [rows[bounds[c]:bounds[c + 1]] for c in range(self.ncolours)]

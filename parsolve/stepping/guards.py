@@ -19,6 +19,8 @@ MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a 
 
 def deep_overlaps(contacts, bodies, fraction, obstacle_names):
     """Contacts whose overlap exceeds `fraction` of the smaller radius: (count, reports)."""
+    if not len(contacts):
+        return 0, []
     a, b = contacts.a, contacts.b
     ra = bodies.radius[a]
     rmin = np.minimum(ra, np.where(b >= 0, bodies.radius[np.maximum(b, 0)], ra))

@@ -225,7 +225,9 @@ class Stepper:
         made = [e.rows(b, self.time, h) for e in self.elements]
         if made:                                      # the elements' rows beside the contacts
             self._check_reach([stretch for _, stretch in made])
-            contacts = Interactions.concat([contacts] + [rows for rows, _ in made])
+            parts = [rows for rows in [contacts] + [rows for rows, _ in made] if len(rows)]
+            # one part alone is taken as it is: every part is made afresh for this step
+            contacts = parts[0] if len(parts) == 1 else Interactions.concat(parts)
         contacts = self._keep(contacts, b)            # no row between two driven sides
         contacts, colours, cells = self._own(contacts, b)      # stored in sweep order
         contacts.warm_start(previous)
@@ -366,6 +368,9 @@ class Stepper:
     def _own(self, rows, b):
         """(rows, colours, cells): the rows this rank owns (by the colouring's cells), in
         sweep order, each colour's range and each row's cell (parallel.colouring.Levels)."""
+        if not len(rows) and self.comm.size == 1:   # none to order (the check below is
+            cells = np.zeros((0, 4), np.int64)       # collective on several ranks)
+            return rows, self.levels.order(cells, rows.k1, rows.k2)[1], cells
         cells = self.levels.row_cells(rows, b, self.margin)
         if self.comm.size > 1:                    # on one rank every row is this rank's
             owner = self.domain.owner_of_cells(self.levels.anchor(cells))
@@ -523,12 +528,18 @@ class Stepper:
         in one reduction (exact sums take non-negative columns: a signed term is split)."""
         kinetic, pot = dynamics.energies(self.owned, self.model.gravity)
         columns = [kinetic, pot] + list(signed)
-        rows = max(len(c) for c in columns)
-        table = np.zeros((rows, 2 * len(columns)))
-        for k, c in enumerate(columns):
-            table[:len(c), 2 * k], table[:len(c), 2 * k + 1] = np.maximum(c, 0), np.maximum(-c, 0)
-        sums = self.domain.sums(table)
-        return tuple(float(sums[2 * k] - sums[2 * k + 1]) for k in range(len(columns)))
+        lengths = {len(c) for c in columns}
+        if len(lengths) == 1:                     # one length (no contacts: a ball in flight)
+            both = np.stack(columns, axis=1)
+            table = np.stack([np.maximum(both, 0), np.maximum(-both, 0)], axis=2)
+            table = table.reshape(len(both), 2 * len(columns))
+        else:
+            table = np.zeros((max(lengths), 2 * len(columns)))
+            for k, c in enumerate(columns):
+                table[:len(c), 2 * k] = np.maximum(c, 0)
+                table[:len(c), 2 * k + 1] = np.maximum(-c, 0)
+        sums = self.domain.sums(table).tolist()
+        return tuple(sums[2 * k] - sums[2 * k + 1] for k in range(len(columns)))
 
     def _petsc_residual(self, ld, held, R):
         """The step's residual from U = W R + B with W assembled as one PETSc matrix over all
