@@ -62,9 +62,13 @@ def body_pairs(bodies, i, j, margin):
 def obstacle_pairs(bodies, rows, obstacles, k, margin):
     """Contacts of the bodies `rows` with obstacle k (A = the body, b = the obstacle's row)."""
     parts = []
+    if not len(rows):                                # none near it (a ball in flight)
+        return parts
     kb = obstacles.shape[k]
-    for ka in np.unique(bodies.shape[rows]):
-        i = rows[bodies.shape[rows] == ka]
+    shape = bodies.shape[rows]
+    alike = (shape == shape[0]).all()               # one shape: no unique, no selection
+    for ka in (shape[:1] if alike else np.unique(shape)):
+        i = rows if alike else rows[shape == ka]
         j = np.full(len(i), k, np.int64)
         f, swapped = lookup(ka, kb)
         if not swapped:

@@ -133,7 +133,7 @@ class GaussSeidel:
         else:
             report.iterations, report.residual, report.converged = self._controlled(
                 problem, R, counts, salt)
-        report.local = {name: int(c) for name, c in zip(CODE_NAMES, counts) if c}
+        report.local = {name: c for name, c in zip(CODE_NAMES, counts.tolist()) if c}
         report.seconds = time.perf_counter() - t0
         return report
 

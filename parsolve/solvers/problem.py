@@ -178,6 +178,8 @@ class _Coupled(Problem):
         """du = M^-1 H^T R, colour by colour (the exchanges give every copy of a body its
         du)."""
         self.du[:] = 0.0
+        if not self.n and self.schedule.serial:     # no rows, no exchange: du = 0
+            return
         self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
                                                              order))
 

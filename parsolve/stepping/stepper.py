@@ -278,7 +278,7 @@ class Stepper:
             projected = self._project(b, contacts, U_after, inv_mass)
         # the owned rows (views of the held ones; on one rank they are all there is)
         self.owned = o = b if b.n_owned == len(b) else b.take(slice(0, b.n_owned))
-        wrap = self.period.wrap(o.x) if self.period else np.zeros_like(o.x)
+        wrap = self.period.wrap(o.x) if self.period else None
         guard = (0, [], None)
         if self.guards != "off":
             n_deep, deep = guards.deep_overlaps(contacts, b, self.max_overlap,
@@ -528,17 +528,21 @@ class Stepper:
         in one reduction (exact sums take non-negative columns: a signed term is split)."""
         kinetic, pot = dynamics.energies(self.owned, self.model.gravity)
         columns = [kinetic, pot] + list(signed)
-        lengths = {len(c) for c in columns}
-        if len(lengths) == 1:                     # one length (no contacts: a ball in flight)
-            both = np.stack(columns, axis=1)
-            table = np.stack([np.maximum(both, 0), np.maximum(-both, 0)], axis=2)
-            table = table.reshape(len(both), 2 * len(columns))
-        else:
-            table = np.zeros((max(lengths), 2 * len(columns)))
-            for k, c in enumerate(columns):
-                table[:len(c), 2 * k] = np.maximum(c, 0)
-                table[:len(c), 2 * k + 1] = np.maximum(-c, 0)
-        sums = self.domain.sums(table).tolist()
+        n = max(len(c) for c in columns)
+        table = np.zeros((n, len(columns), 2))    # column k's positive and negative parts
+        k0 = 0                                    # the leading columns of n rows at once
+        while k0 < len(columns) and len(columns[k0]) == n:
+            k0 += 1
+        if k0:
+            both = np.array(columns[:k0]).T
+            np.maximum(both, 0, out=table[:, :k0, 0])
+            np.maximum(-both, 0, out=table[:, :k0, 1])
+        for k in range(k0, len(columns)):
+            c = columns[k]
+            if len(c):                            # a contact's term: none without contacts
+                table[:len(c), k, 0] = np.maximum(c, 0)
+                table[:len(c), k, 1] = np.maximum(-c, 0)
+        sums = self.domain.sums(table.reshape(n, 2 * len(columns))).tolist()
         return tuple(sums[2 * k] - sums[2 * k + 1] for k in range(len(columns)))
 
     def _petsc_residual(self, ld, held, R):
