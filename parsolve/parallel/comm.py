@@ -20,6 +20,7 @@ from mpi4py import MPI
 
 from ..errors import CollectiveError, ParsolveError
 
+_NUMBERS = (int, float, np.integer, np.floating, np.bool_)   # bool is an int
 _INTERNAL = MPI.Comm.Create_keyval()     # attribute of a user communicator: [duplicate, users]
 
 
@@ -102,13 +103,20 @@ class Comm:
         self.check(message, exc)
 
     def sum(self, value):
-        return self.mpi.allreduce(value, op=MPI.SUM)
+        return self._reduce(value, MPI.SUM)
 
     def max(self, value):
-        return self.mpi.allreduce(value, op=MPI.MAX)
+        return self._reduce(value, MPI.MAX)
 
     def min(self, value):
-        return self.mpi.allreduce(value, op=MPI.MIN)
+        return self._reduce(value, MPI.MIN)
+
+    def _reduce(self, value, op):
+        """allreduce; on one rank a number is its own reduction (no call: each step asks a
+        few)."""
+        if self.size == 1 and isinstance(value, _NUMBERS):
+            return value
+        return self.mpi.allreduce(value, op=op)
 
     def bcast(self, value):
         """Rank 0's `value` on every rank (what must be equal everywhere by construction)."""

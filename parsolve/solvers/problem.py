@@ -189,6 +189,8 @@ class _Coupled(Problem):
         the same iterates and residuals bit for bit."""
         if salt is not None or not self.schedule.serial:
             return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
+        if not self.n:                              # the compiled loop's answer for no rows
+            return 0, 0.0
         ld = self.ld
         return kernels.body_gauss_seidel_rows(*self._inc, ld.H, ld.K, ld.Wdiag, self.B,
                                               self.kind, self.param, R, self.du, self._U,
