@@ -241,3 +241,26 @@ def grid_candidates(const index_t[:, ::1] cells, const double[:, ::1] x,
     if not ok:
         raise MemoryError("broad phase: no memory for the candidate pairs")
     return A, B
+
+
+def near_pairs(const double[:, ::1] x, const double[::1] radius, double margin,
+               const index_t[::1] a, const index_t[::1] b):
+    """(k, 2): the pairs (a[k], b[k]) whose bounding spheres are within the margin, in their
+    order: |x_a - x_b|^2 <= (r_a + r_b + margin)^2, the square summed as numpy's einsum sums
+    it ((d0 d0 + d2 d2) + d1 d1), so the pairs are the twin's (near_pairs) to the bit."""
+    cdef Py_ssize_t m = a.shape[0], k, n = 0, i, j
+    cdef double d0, d1, d2, reach
+    out = np.empty((m, 2), np.int64)
+    cdef index_t[:, ::1] o = out
+    with nogil:
+        for k in range(m):
+            i, j = a[k], b[k]
+            d0 = x[i, 0] - x[j, 0]
+            d1 = x[i, 1] - x[j, 1]
+            d2 = x[i, 2] - x[j, 2]
+            reach = radius[i] + radius[j] + margin
+            if (d0 * d0 + d2 * d2) + d1 * d1 <= reach * reach:
+                o[n, 0] = i
+                o[n, 1] = j
+                n += 1
+    return out[:n].copy()

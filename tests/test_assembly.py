@@ -130,6 +130,52 @@ def test_the_compiled_grid_candidates_equal_their_twin_and_the_brute_force_pairs
         i, j = np.nonzero(np.triu(d <= r[:, None] + r[None] + 1e-3, 1))
         np.testing.assert_array_equal(pairs, np.stack([i, j], 1))
 
+def test_the_compiled_exact_test_equals_its_twin_at_the_margin():
+    """near_pairs, compiled and twin, keep the same pairs in the same order: pairs placed on
+    the margin and one ulp either side (where another order of the square's sum would keep
+    others), and pairs at random."""
+    from parsolve.contact import broadphase
+
+    rng = np.random.default_rng(4)
+    m = 30000
+    x = rng.uniform(-1, 1, (2 * m, 3))
+    r = rng.uniform(0.01, 0.02, 2 * m)
+    a, b = np.arange(m), m + np.arange(m)
+    u = rng.normal(size=(m, 3))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    ulp = np.array([np.nextafter(1.0, 2.0), 1.0, np.nextafter(1.0, 0.0)])
+    x[b] = x[a] + u * ((r[a] + r[b] + 1e-3) * ulp[np.arange(m) % 3])[:, None]
+    a = np.concatenate([a, rng.integers(0, 2 * m, m)])
+    b = np.concatenate([b, rng.integers(0, 2 * m, m)])
+    got = broadphase._kernel.near_pairs(x, r, 1e-3, a, b)
+    want = broadphase.near_pairs(x, r, 1e-3, a, b)
+    assert got.dtype == want.dtype and m / 3 < len(got) < m
+    np.testing.assert_array_equal(got, want)
+
+
+def test_the_skin_keeps_the_broad_phases_pairs_to_the_bit():
+    """Bodies moving at random for many steps, some faster than the skin, the set of bodies
+    changed once: Skin.pairs equals candidate_pairs every step, and keeps its pairs over
+    the steps where nothing moved far."""
+    from parsolve.contact.broadphase import Skin
+
+    rng = np.random.default_rng(8)
+    n = 800
+    x = rng.uniform(0, 0.3, (n, 3))
+    r = rng.uniform(0.008, 0.01, n)
+    gid = np.arange(n) * 3
+    skin = Skin(1e-4, 0.004)
+    for step in range(60):
+        x = x + rng.normal(0, 0.0004 if step % 20 else 0.003, x.shape)
+        if step == 30:                        # a body leaves: the ids are not the same
+            x, r, gid = x[1:], r[1:], gid[1:]
+        np.testing.assert_array_equal(skin.pairs(x, r, gid, 1e-4),
+                                      candidate_pairs(x, r, 1e-4))
+        np.testing.assert_array_equal(skin.pairs(x, r, gid, 2e-4),   # another margin
+                                      candidate_pairs(x, r, 2e-4))
+    assert skin.reuses > 20 and skin.builds > 3
+
+
 def test_one_ranks_delassus_rows_are_petscs_sums_bit_for_bit():
     """block_rows sums repeated blocks as MatSetValuesBlocked with ADD_VALUES does (the first
     set, the others added in order, a -0.0 kept): the same block CSR as PETSc's assembly."""

@@ -47,6 +47,51 @@ def candidate_pairs(x, radius, margin, extents=None):
     return _one_grid(x, radius, margin)
 
 
+class Skin:
+    """A Verlet list over the broad phase: the pairs within margin + skin, found once and kept
+    while the held bodies are the same and none has moved half the skin since (a pair within
+    the margin now was then within the margin plus the skin); each step keeps those within
+    the margin by candidate_pairs' own exact test, so the pairs, and their order, are
+    candidate_pairs' to the bit. For one grid of sizes (mixed sizes: candidate_pairs every
+    step, their boxes turn). skin [m]: 0 turns it off. builds, reuses: how often each."""
+
+    def __init__(self, margin, skin):
+        self.margin, self.skin = float(margin), float(skin)
+        self.builds = self.reuses = 0
+        self._gid = self._x0 = self._pairs = None
+
+    def pairs(self, x, radius, gid, margin, extents=None):
+        """candidate_pairs(x, radius, margin, extents) of the bodies of ids gid."""
+        if (margin != self.margin or not self.skin > 0.0 or len(x) < 2
+                or radius.max() > LEVEL_RATIO * radius.min()):
+            return candidate_pairs(x, radius, margin, extents)
+        x = np.ascontiguousarray(x, float)
+        radius = np.ascontiguousarray(radius, float)
+        if self._kept(x, gid):
+            self.reuses += 1
+        else:
+            self._gid, self._x0 = gid.copy(), x.copy()
+            pairs = _one_grid(x, radius, margin + self.skin)
+            self._pairs = (pairs[:, 0].copy(), pairs[:, 1].copy())
+            self.builds += 1
+        return _kernel.near_pairs(x, radius, float(margin), *self._pairs)
+
+    def _kept(self, x, gid):
+        """Whether the pairs found last hold: the same bodies, none moved half the skin."""
+        if self._gid is None or len(gid) != len(self._gid) or not np.array_equal(gid, self._gid):
+            return False
+        d = x - self._x0
+        return float(np.einsum("ij,ij->i", d, d).max()) <= (0.5 * self.skin) ** 2 * (1 - 1e-9)
+
+
+def near_pairs(x, radius, margin, a, b):
+    """The twin of kernels/broadphase.pyx's near_pairs: (k, 2), the pairs (a, b) whose
+    bounding spheres are within the margin (the exact test), in their order."""
+    d = x[a] - x[b]
+    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
+    return np.stack([a[near], b[near]], axis=1)
+
+
 def _levels(x, radius, margin, extents=None):
     """candidate_pairs over one grid per level of sizes."""
     level = np.floor(libm.log(radius / radius.min()) / libm.log(LEVEL_RATIO)).astype(np.int64)
@@ -122,9 +167,7 @@ def _one_grid(x, radius, margin):
     x = np.ascontiguousarray(x, float)
     a, b = _kernel.grid_candidates(np.floor(x / size).astype(np.int64), x,
                                    np.ascontiguousarray(radius, float), float(margin))
-    d = x[a] - x[b]
-    near = np.einsum("ij,ij->i", d, d) <= (radius[a] + radius[b] + margin) ** 2
-    return np.stack([a[near], b[near]], axis=1)
+    return _kernel.near_pairs(x, np.ascontiguousarray(radius, float), float(margin), a, b)
 
 
 def grid_candidates(cells, x, radius, margin):

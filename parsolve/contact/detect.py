@@ -16,13 +16,15 @@ from .frames import frames_from_normals
 from .narrow import body_pairs, obstacle_pairs
 
 
-def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None):
+def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None, skin=None):
     """All active contacts among the bodies held and against the obstacles, canonical order;
     rolling_tables: (mu_r, mu_s) per pair of materials (SurfaceMaterials.rolling_tables), or
-    None: the rolling rows of the contacts whose pair has either."""
+    None: the rolling rows of the contacts whose pair has either. skin: a broadphase.Skin
+    that keeps the candidate pairs over steps (the same pairs), or None."""
     parts = []
-    pairs = candidate_pairs(bodies.x, bodies.radius, margin,
-                            lambda rows: shapes.extents(bodies, rows))
+    extents = lambda rows: shapes.extents(bodies, rows)     # noqa: E731
+    pairs = candidate_pairs(bodies.x, bodies.radius, margin, extents) if skin is None else \
+        skin.pairs(bodies.x, bodies.radius, bodies.gid, margin, extents)
     if len(pairs):
         # A is the body of lower id (owned rows and ghosts are each sorted, not together)
         swap = bodies.gid[pairs[:, 0]] > bodies.gid[pairs[:, 1]]

@@ -20,6 +20,7 @@ import numpy as np
 from .. import dynamics, elements, laws
 from ..assembly import LocalDynamics
 from ..contact import detect
+from ..contact.broadphase import Skin
 from ..contact.periodic import Period
 from ..errors import InputError, everywhere
 from ..parallel import Comm
@@ -38,6 +39,7 @@ from .projection import Projection
 PHASES = ("integrate", "detect", "assemble", "solve", "update", "output", "migrate",
           "communication")
 GUARDS = ("warn", "error", "off")
+SKIN = 0.5                 # the broad phase's skin, in the smallest radius (broadphase.Skin)
 
 
 def empty_contacts():
@@ -107,6 +109,8 @@ class Stepper:
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
                        else 1e-6 * rmin)
+        # the broad phase's pairs kept over steps while no body moves half the skin
+        self.skin = Skin(self.margin, SKIN * rmin if np.isfinite(rmin) else 0.0)
         # the elements (replicated): their rows' reach enlarges the cells if it exceeds a
         # body's; the initial state of the bodies they refer to, gathered once for all
         self.elements = elements.make(self.model)
@@ -343,7 +347,8 @@ class Stepper:
         tables = self.rolling_tables if rolling else None
         if self.period:
             return self._across(b, margin, t, tables)
-        return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin, tables)
+        return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin, tables,
+                      self.skin)
 
     def _across(self, b, margin, t, tables):
         """_detect with periodic images (periodic.py): the images near a boundary join the
