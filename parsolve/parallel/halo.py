@@ -33,35 +33,44 @@ class Halo:
         self.post_seconds = 0.0          # of the exchanges' time, not waiting (pack, start, unpack)
         slot = np.full(graph.Get_size(), -1)
         slot[ranks] = np.arange(len(ranks))
-        other = pair_rank != rank
-        send_idx, send_counts, outgoing = [], [], [[] for _ in ranks]
-        for c in range(ncolours):
-            touched = np.zeros(len(gid), bool)
-            touched[inc_body[inc_colour == c]] = True
-            keep = touched[pair_row] & other      # rows in order, each row's ranks ascending
-            idx, dest = pair_row[keep], slot[pair_rank[keep]]
-            assert (dest >= 0).all(), "du exchange to a rank outside the subdomain graph"
-            o = np.argsort(dest, kind="stable")
-            idx, dest = idx[o], dest[o]
-            counts = np.bincount(dest, minlength=len(ranks))
-            send_idx.append(idx)
-            send_counts.append(counts)
-            for k, part in enumerate(np.split(gid[idx], np.cumsum(counts)[:-1])):
-                outgoing[k].append(part)
+        nr = len(ranks)
+        # the (colour, row) pairs to send: row j (a body and one other holder of it) for each
+        # colour that touches the body, ordered by colour, then destination, then j
+        other = np.flatnonzero(pair_rank != rank)
+        shared, at = np.unique(pair_row[other], return_inverse=True)
+        compact = np.full(len(gid), -1)
+        compact[shared] = np.arange(len(shared))
+        touched = np.zeros((ncolours, len(shared)), bool)
+        mine = compact[inc_body] >= 0
+        touched[inc_colour[mine], compact[inc_body[mine]]] = True
+        c, j = np.nonzero(touched[:, at.reshape(-1)])
+        j = other[j]
+        dest = slot[pair_rank[j]]
+        assert (dest >= 0).all(), "du exchange to a rank outside the subdomain graph"
+        o = np.argsort(c * nr + dest, kind="stable")
+        c, idx, dest = c[o], pair_row[j[o]], dest[o]
+        send_counts = np.bincount(c * nr + dest, minlength=ncolours * nr).reshape(ncolours, nr)
+        cuts = np.concatenate([[0], np.cumsum(send_counts.sum(axis=1))])
+        send_idx = [idx[cuts[k]:cuts[k + 1]] for k in range(ncolours)]
+        # to each neighbour its rows' body ids, colour after colour, and the count per colour
+        outgoing = [(send_counts[:, k], gid[idx[dest == k]]) for k in range(nr)]
         t0 = time.perf_counter()
         incoming = graph.neighbor_alltoall(outgoing)                # once a step: body ids
         account(time.perf_counter() - t0, 0)
         lookup = np.argsort(gid, kind="stable")
         sorted_gid = gid[lookup]
-        recv_idx, recv_counts = [], []
-        for c in range(ncolours):
-            gids = [incoming[k][c] for k in range(len(ranks))]
-            allg = np.concatenate(gids) if gids else np.zeros(0, np.int64)
-            pos = np.searchsorted(sorted_gid, allg)
-            assert (sorted_gid[np.minimum(pos, len(sorted_gid) - 1)] == allg).all(), \
-                "du exchange reached a rank without the body"
-            recv_idx.append(lookup[pos])
-            recv_counts.append(np.array([len(g) for g in gids], np.int64))
+        recv_counts = np.stack([incoming[k][0] for k in range(nr)], axis=1) if nr else \
+            np.zeros((ncolours, 0), np.int64)
+        colour = np.concatenate([np.repeat(np.arange(ncolours), incoming[k][0])
+                                 for k in range(nr)] or [np.zeros(0, np.int64)])
+        allg = np.concatenate([incoming[k][1] for k in range(nr)] or [np.zeros(0, np.int64)])
+        allg = allg[np.argsort(colour, kind="stable")]      # by colour, then source rank
+        pos = np.searchsorted(sorted_gid, allg)
+        assert (sorted_gid[np.minimum(pos, len(sorted_gid) - 1)] == allg).all(), \
+            "du exchange reached a rank without the body"
+        got = lookup[pos]
+        cuts = np.concatenate([[0], np.cumsum(recv_counts.sum(axis=1))])
+        recv_idx = [got[cuts[k]:cuts[k + 1]] for k in range(ncolours)]
         others = [(k, int(r)) for k, r in enumerate(ranks) if r != rank]
         self.send_idx, self.recv_idx = send_idx, recv_idx
         # one buffer each way, a view of it per colour (the compiled loop packs the whole)

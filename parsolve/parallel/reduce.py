@@ -23,14 +23,25 @@ def exact_sums(columns, comm=None):
         columns = columns[:, None]
     if comm is None or comm.Get_size() == 1:
         return _kernel.local_sums(columns)
-    gmax = np.empty(columns.shape[1])
-    comm.Allreduce(_kernel.column_max(columns), gmax, op=MPI.MAX)
-    n = comm.allreduce(len(columns), op=MPI.SUM)
+    gmax, n = _global_max_and_count(columns, comm)
     shifts, finite = _scale(gmax, n)
     ints = _kernel.integer_sums(columns, shifts, finite.view(np.int8))
     total = np.empty_like(ints)
     comm.Allreduce(ints, total, op=MPI.SUM)
     return _scaled_back(total, shifts, finite, gmax)
+
+
+def _global_max_and_count(columns, comm):
+    """(each column's largest term over all ranks, the number of rows over all ranks) in one
+    collective: every rank's maxima and row count gathered, then reduced here (a maximum and
+    an integer sum: exact in any order)."""
+    k = columns.shape[1]
+    mine = np.empty(k + 1)
+    mine[:k] = _kernel.column_max(columns)
+    mine[k] = len(columns)
+    every = np.empty((comm.Get_size(), k + 1))
+    comm.Allgather(mine, every)
+    return every[:, :k].max(axis=0), int(every[:, k].sum())
 
 
 def local_sums(columns):
