@@ -44,3 +44,38 @@ cdef inline void local_exact_sums(const double[:, ::1] columns, double* out) noe
         frexp(m, &exponent)
         shift = 62 - rows - exponent
         out[c] = ldexp(<double>integer_sum_of(columns, c, shift), -shift) if m > 0.0 else 0.0
+
+
+cdef inline double part(double v, double sign) noexcept nogil:
+    """numpy's maximum(sign * v, 0): the positive (sign 1) or negative (sign -1) part of v,
+    nan for nan."""
+    cdef double t = sign * v
+    return t if (t > 0.0 or t != t) else 0.0
+
+
+cdef inline void local_signed_sums(const double[:, ::1] values, double* out) noexcept nogil:
+    """out[2c], out[2c + 1] = the exact sums of the positive and of the negative parts of
+    column c of values (n, k): local_exact_sums of the table of those parts, without it."""
+    cdef Py_ssize_t n = values.shape[0], c, i, s
+    cdef double m, x, sign
+    cdef long long acc
+    cdef int shift, exponent
+    cdef int rows = <int>ceil(log2(<double>(n if n > 1 else 1)))
+    for c in range(values.shape[1]):
+        for s in range(2):
+            sign = 1.0 if s == 0 else -1.0
+            m = part(values[0, c], sign) if n else 0.0           # column_max_of
+            for i in range(1, n):
+                x = part(values[i, c], sign)
+                if x > m or x != x:
+                    if m == m:
+                        m = x
+            if not isfinite(m):
+                out[2 * c + s] = m
+                continue
+            frexp(m, &exponent)
+            shift = 62 - rows - exponent
+            acc = 0                                               # integer_sum_of
+            for i in range(n):
+                acc += <long long>floor(ldexp(part(values[i, c], sign), shift))
+            out[2 * c + s] = ldexp(<double>acc, -shift) if m > 0.0 else 0.0

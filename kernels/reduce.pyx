@@ -4,7 +4,7 @@
 # gives the same bits.
 import numpy as np
 from typedefs cimport index_t
-from exact cimport column_max_of, integer_sum_of, local_exact_sums
+from exact cimport column_max_of, integer_sum_of, local_exact_sums, local_signed_sums
 
 
 def column_max(const double[:, ::1] columns):
@@ -39,4 +39,16 @@ def local_sums(const double[:, ::1] columns):
     if columns.shape[1]:
         with nogil:
             local_exact_sums(columns, &o[0])
+    return out
+
+
+def local_signed(const double[:, ::1] values):
+    """(2k,): the exact sums of the positive and of the negative parts of each column of
+    values (n, k), interleaved: local_sums of the table of those parts (the twin's), made
+    without it."""
+    out = np.empty(2 * values.shape[1])
+    cdef double[::1] o = out
+    if values.shape[1]:
+        with nogil:
+            local_signed_sums(values, &o[0])
     return out

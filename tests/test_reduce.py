@@ -81,3 +81,35 @@ def test_the_compiled_exact_sums_equal_their_twins():
             c[:, 0] = 0.0
         got, want = modules[0].local_sums(c), reduce.local_sums(c)
         assert got.tobytes() == want.tobytes()
+
+
+def test_signed_sums_equal_the_sums_of_the_split_table_kernel_and_twin():
+    """exact_signed_sums (the energies' sums of terms of any sign): the compiled local_signed,
+    its twin and exact_sums of the table of positive and negative parts give the same bits,
+    over columns of many scales with nan, infinities and zeros of either sign; columns of
+    several lengths sum as the zero-padded table."""
+    from parsolve.parallel import reduce
+
+    rng = np.random.default_rng(1)
+    special = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    for trial in range(300):
+        n, k = int(rng.integers(0, 50)), int(rng.integers(1, 5))
+        v = rng.normal(size=(n, k)) * rng.choice([1e-300, 1e-3, 1.0, 1e300], size=(1, k))
+        if trial % 5 == 0 and n:
+            v[rng.integers(0, n), 0] = special[trial % len(special)]
+        table = np.stack([np.maximum(v, 0), np.maximum(-v, 0)], axis=2).reshape(n, 2 * k)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = exact_sums(table)
+            twin = reduce.local_signed(v)
+            got = reduce._kernel.local_signed(np.ascontiguousarray(v))
+            whole = reduce.exact_signed_sums(list(v.T))
+        for x in (got, twin, whole):
+            np.testing.assert_array_equal(x, want)
+    a, b = rng.normal(size=7), rng.normal(size=3)
+    padded = np.zeros((7, 2))
+    padded[:, 0], padded[:3, 1] = a, b
+    np.testing.assert_array_equal(
+        reduce.exact_signed_sums([a, b]),
+        exact_sums(np.stack([np.maximum(padded, 0), np.maximum(-padded, 0)], axis=2)
+                   .reshape(7, 4)))

@@ -26,7 +26,7 @@ from ..tables.table import rows_of
 from .colouring import ColourSchedule, cell_ids
 from .halo import Halo
 from .partition import RCBPartition
-from .reduce import exact_sums
+from .reduce import exact_signed_sums, exact_sums
 
 
 class Domain:
@@ -364,11 +364,19 @@ class Domain:
 
     def sums(self, columns):
         """exact_sums over all ranks; its time counts as communication only on several."""
+        return self._reduced(exact_sums, columns)
+
+    def signed_sums(self, columns):
+        """exact_signed_sums over all ranks (the positive and negative parts' sums of terms
+        of any sign), timed as sums."""
+        return self._reduced(exact_signed_sums, columns)
+
+    def _reduced(self, how, columns):
         if self.comm.size == 1:
-            return exact_sums(columns)
+            return how(columns)
         t0 = time.perf_counter()
         self._complete_sends()
-        out = exact_sums(columns, self.comm.mpi)
+        out = how(columns, self.comm.mpi)
         self.seconds += time.perf_counter() - t0
         return out
 

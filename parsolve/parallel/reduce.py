@@ -44,6 +44,29 @@ def _global_max_and_count(columns, comm):
     return every[:, :k].max(axis=0), int(every[:, k].sum())
 
 
+def exact_signed_sums(columns, comm=None):
+    """Partition-independent sums of terms of any sign: for each 1-D array of `columns` (of
+    any lengths: a rank's per-body and per-contact terms), the sum of its positive parts and
+    the sum of its negative parts, (2k,) interleaved. exact_sums of the table of those parts
+    (the arrays zero-padded to the longest); on one rank made without the table."""
+    n = max(len(c) for c in columns)
+    if (comm is None or comm.Get_size() == 1) and all(len(c) == n for c in columns):
+        return _kernel.local_signed(np.ascontiguousarray(np.array(columns, float).T))
+    table = np.zeros((n, len(columns), 2))
+    for k, c in enumerate(columns):
+        table[:len(c), k, 0] = np.maximum(c, 0)
+        table[:len(c), k, 1] = np.maximum(-c, 0)
+    return exact_sums(table.reshape(n, 2 * len(columns)), comm)
+
+
+def local_signed(values):
+    """The twin of kernels/reduce.pyx's local_signed: exact_signed_sums of the columns of
+    values (n, k) on one rank."""
+    values = np.asarray(values, float)
+    return local_sums(np.stack([np.maximum(values, 0), np.maximum(-values, 0)], axis=2)
+                      .reshape(len(values), 2 * values.shape[1]))
+
+
 def local_sums(columns):
     """exact_sums on one rank (the twin of kernels/reduce.pyx's)."""
     gmax = column_max(columns)

@@ -533,21 +533,7 @@ class Stepper:
         in one reduction (exact sums take non-negative columns: a signed term is split)."""
         kinetic, pot = dynamics.energies(self.owned, self.model.gravity)
         columns = [kinetic, pot] + list(signed)
-        n = max(len(c) for c in columns)
-        table = np.zeros((n, len(columns), 2))    # column k's positive and negative parts
-        k0 = 0                                    # the leading columns of n rows at once
-        while k0 < len(columns) and len(columns[k0]) == n:
-            k0 += 1
-        if k0:
-            both = np.array(columns[:k0]).T
-            np.maximum(both, 0, out=table[:, :k0, 0])
-            np.maximum(-both, 0, out=table[:, :k0, 1])
-        for k in range(k0, len(columns)):
-            c = columns[k]
-            if len(c):                            # a contact's term: none without contacts
-                table[:len(c), k, 0] = np.maximum(c, 0)
-                table[:len(c), k, 1] = np.maximum(-c, 0)
-        sums = self.domain.sums(table.reshape(n, 2 * len(columns))).tolist()
+        sums = self.domain.signed_sums(columns).tolist()
         return tuple(sums[2 * k] - sums[2 * k + 1] for k in range(len(columns)))
 
     def _petsc_residual(self, ld, held, R):
