@@ -173,7 +173,12 @@ def test_the_skin_keeps_the_broad_phases_pairs_to_the_bit():
                                       candidate_pairs(x, r, 1e-4))
         np.testing.assert_array_equal(skin.pairs(x, r, gid, 2e-4),   # another margin
                                       candidate_pairs(x, r, 2e-4))
-    assert skin.reuses > 20 and skin.builds > 3
+    assert skin.reuses > 20 and skin.builds > 3 and skin.plain > 0
+    skin = Skin(1e-4, 0.004)                   # never kept: the plain broad phase, backing off
+    for step in range(40):
+        x = x + rng.normal(0, 0.003, x.shape)
+        np.testing.assert_array_equal(skin.pairs(x, r, gid, 1e-4), candidate_pairs(x, r, 1e-4))
+    assert skin.reuses == 0 and skin.builds < 8 and skin.plain > 30
 
 
 def test_one_ranks_delassus_rows_are_petscs_sums_bit_for_bit():

@@ -52,13 +52,17 @@ class Skin:
     while the held bodies are the same and none has moved half the skin since (a pair within
     the margin now was then within the margin plus the skin); each step keeps those within
     the margin by candidate_pairs' own exact test, so the pairs, and their order, are
-    candidate_pairs' to the bit. For one grid of sizes (mixed sizes: candidate_pairs every
-    step, their boxes turn). skin [m]: 0 turns it off. builds, reuses: how often each."""
+    candidate_pairs' to the bit. Where its pairs are not kept a single step (the ghosts of a
+    rank change every step, every body falls fast) the plain broad phase runs instead, 1, 2,
+    4 ... up to 64 steps before the skin is tried again. For one grid of sizes (mixed sizes:
+    candidate_pairs every step, their boxes turn). skin [m]: 0 turns it off. builds, reuses,
+    plain: how often each."""
 
     def __init__(self, margin, skin):
         self.margin, self.skin = float(margin), float(skin)
-        self.builds = self.reuses = 0
+        self.builds = self.reuses = self.plain = 0
         self._gid = self._x0 = self._pairs = None
+        self._used = self._wait = self._left = 0
 
     def pairs(self, x, radius, gid, margin, extents=None):
         """candidate_pairs(x, radius, margin, extents) of the bodies of ids gid."""
@@ -68,17 +72,26 @@ class Skin:
         x = np.ascontiguousarray(x, float)
         radius = np.ascontiguousarray(radius, float)
         if self._kept(x, gid):
+            self._used += 1
             self.reuses += 1
-        else:
-            self._gid, self._x0 = gid.copy(), x.copy()
-            pairs = _one_grid(x, radius, margin + self.skin)
-            self._pairs = (pairs[:, 0].copy(), pairs[:, 1].copy())
-            self.builds += 1
+            return _kernel.near_pairs(x, radius, float(margin), *self._pairs)
+        if self._pairs is not None:             # the last pairs are done: were they kept?
+            self._wait = 0 if self._used else min(max(1, 2 * self._wait), 64)
+            self._left, self._pairs = self._wait, None
+        if self._left:
+            self._left -= 1
+            self.plain += 1
+            return candidate_pairs(x, radius, margin, extents)
+        self._gid, self._x0, self._used = gid.copy(), x.copy(), 0
+        pairs = _one_grid(x, radius, margin + self.skin)
+        self._pairs = (pairs[:, 0].copy(), pairs[:, 1].copy())
+        self.builds += 1
         return _kernel.near_pairs(x, radius, float(margin), *self._pairs)
 
     def _kept(self, x, gid):
         """Whether the pairs found last hold: the same bodies, none moved half the skin."""
-        if self._gid is None or len(gid) != len(self._gid) or not np.array_equal(gid, self._gid):
+        if self._pairs is None or len(gid) != len(self._gid) or \
+                not np.array_equal(gid, self._gid):
             return False
         d = x - self._x0
         return float(np.einsum("ij,ij->i", d, d).max()) <= (0.5 * self.skin) ** 2 * (1 - 1e-9)
