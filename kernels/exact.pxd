@@ -18,13 +18,30 @@ cdef inline double column_max_of(const double[:, ::1] columns, Py_ssize_t c) noe
     return m
 
 
+cdef inline long long floor_int(double y) noexcept nogil:
+    """floor(y) as an integer (|y| < 2^63): y truncated, one less for a negative y with a
+    fraction; no call into libm."""
+    cdef long long t = <long long>y
+    if <double>t > y:
+        t -= 1
+    return t
+
+
 cdef inline long long integer_sum_of(const double[:, ::1] columns, Py_ssize_t c,
                                      int shift) noexcept nogil:
-    """The sum of floor(term * 2^shift) over column c."""
+    """The sum of floor(term * 2^shift) over column c. Where 2^shift is a normal double the
+    product is one multiplication (ldexp's value: both are the exact product correctly
+    rounded), else ldexp."""
     cdef Py_ssize_t i
     cdef long long acc = 0
-    for i in range(columns.shape[0]):
-        acc += <long long>floor(ldexp(columns[i, c], shift))
+    cdef double scale
+    if -1022 <= shift <= 1023:
+        scale = ldexp(1.0, shift)
+        for i in range(columns.shape[0]):
+            acc += floor_int(columns[i, c] * scale)
+    else:
+        for i in range(columns.shape[0]):
+            acc += <long long>floor(ldexp(columns[i, c], shift))
     return acc
 
 
@@ -57,7 +74,7 @@ cdef inline void local_signed_sums(const double[:, ::1] values, double* out) noe
     """out[2c], out[2c + 1] = the exact sums of the positive and of the negative parts of
     column c of values (n, k): local_exact_sums of the table of those parts, without it."""
     cdef Py_ssize_t n = values.shape[0], c, i, s
-    cdef double m, x, sign
+    cdef double m, x, sign, scale
     cdef long long acc
     cdef int shift, exponent
     cdef int rows = <int>ceil(log2(<double>(n if n > 1 else 1)))
@@ -76,6 +93,11 @@ cdef inline void local_signed_sums(const double[:, ::1] values, double* out) noe
             frexp(m, &exponent)
             shift = 62 - rows - exponent
             acc = 0                                               # integer_sum_of
-            for i in range(n):
-                acc += <long long>floor(ldexp(part(values[i, c], sign), shift))
+            if -1022 <= shift <= 1023:
+                scale = ldexp(1.0, shift)
+                for i in range(n):
+                    acc += floor_int(part(values[i, c], sign) * scale)
+            else:
+                for i in range(n):
+                    acc += <long long>floor(ldexp(part(values[i, c], sign), shift))
             out[2 * c + s] = ldexp(<double>acc, -shift) if m > 0.0 else 0.0

@@ -83,6 +83,34 @@ def test_the_compiled_exact_sums_equal_their_twins():
         assert got.tobytes() == want.tobytes()
 
 
+def test_the_integer_sums_floor_as_libm_does_at_every_shift():
+    """integer_sums' compiled floor of term * 2^shift (one multiplication and a truncation
+    where 2^shift is a normal double, ldexp and floor elsewhere) against the twin's numpy
+    ldexp and floor: terms of both signs with and without a fraction, exact integers, terms
+    whose product is subnormal, and shifts from -1100 to 1100 (beyond the normal range)."""
+    from parsolve.parallel import reduce
+
+    rng = np.random.default_rng(6)
+    for trial in range(400):
+        n = int(rng.integers(1, 30))
+        e = int(rng.integers(-1070, 1000))
+        c = np.ldexp(rng.normal(size=(n, 1)), e)
+        c[::3] = np.ldexp(np.round(np.ldexp(c[::3], -e)), e)            # exact multiples
+        if trial % 4 == 0:
+            c[0] = -np.ldexp(1.0, e)                                     # a negative integer
+        top = int(np.frexp(np.abs(c).max())[1])
+        shift = 60 - top - int(rng.integers(0, 3)) if trial % 2 else \
+            int(rng.integers(0, 8)) - top                  # products of a few units: fractions
+        if trial % 10 == 0:
+            shift = int(rng.choice([-1100, -1023, -1022, 1023, 1024, 1100]))
+            c = np.ldexp(c, -max(0, top + shift - 60))                   # no overflow
+        shifts = np.array([shift], np.int64)
+        summed = np.ones(1, np.int8)
+        with np.errstate(all="ignore"):
+            want = reduce.integer_sums(c, shifts, summed)
+        np.testing.assert_array_equal(reduce._kernel.integer_sums(c, shifts, summed), want)
+
+
 def test_signed_sums_equal_the_sums_of_the_split_table_kernel_and_twin():
     """exact_signed_sums (the energies' sums of terms of any sign): the compiled local_signed,
     its twin and exact_sums of the table of positive and negative parts give the same bits,
