@@ -4,7 +4,7 @@
 # gives the same bits.
 import numpy as np
 from typedefs cimport index_t
-from exact cimport column_max_of, integer_sum_of, local_exact_sums, local_signed_sums
+from exact cimport column_max_of, integer_sum_of, local_exact_sums
 
 
 def column_max(const double[:, ::1] columns):
@@ -42,13 +42,27 @@ def local_sums(const double[:, ::1] columns):
     return out
 
 
+cdef inline double part(double v, double sign) noexcept nogil:
+    """numpy's maximum(sign * v, 0): the positive (sign 1) or negative (sign -1) part of v,
+    nan for nan."""
+    cdef double t = sign * v
+    return t if (t > 0.0 or t != t) else 0.0
+
+
 def local_signed(const double[:, ::1] values):
     """(2k,): the exact sums of the positive and of the negative parts of each column of
-    values (n, k), interleaved: local_sums of the table of those parts (the twin's), made
-    without it."""
-    out = np.empty(2 * values.shape[1])
+    values (n, k), interleaved: local_sums of the table of those parts (the twin's), the
+    table filled in one pass."""
+    cdef Py_ssize_t n = values.shape[0], k = values.shape[1], i, c
+    table = np.empty((n, 2 * k))
+    out = np.empty(2 * k)
+    cdef double[:, ::1] t = table
     cdef double[::1] o = out
-    if values.shape[1]:
+    if k:
         with nogil:
-            local_signed_sums(values, &o[0])
+            for i in range(n):
+                for c in range(k):
+                    t[i, 2 * c] = part(values[i, c], 1.0)
+                    t[i, 2 * c + 1] = part(values[i, c], -1.0)
+            local_exact_sums(t, &o[0])
     return out

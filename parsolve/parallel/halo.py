@@ -43,7 +43,7 @@ class Halo:
         touched = np.zeros((ncolours, len(shared)), bool)
         mine = compact[inc_body] >= 0
         touched[inc_colour[mine], compact[inc_body[mine]]] = True
-        c, j = np.nonzero(touched[:, at.reshape(-1)])
+        c, j = np.nonzero(touched[:, at])
         j = other[j]
         dest = slot[pair_rank[j]]
         assert (dest >= 0).all(), "du exchange to a rank outside the subdomain graph"

@@ -52,19 +52,24 @@ def exact_signed_sums(columns, comm=None):
     n = max(len(c) for c in columns)
     if (comm is None or comm.Get_size() == 1) and all(len(c) == n for c in columns):
         return _kernel.local_signed(np.ascontiguousarray(np.array(columns, float).T))
+    return exact_sums(_parts(columns, n), comm)
+
+
+def _parts(columns, n):
+    """The table (n, 2k) of each column's positive and negative parts, side by side, the
+    columns zero-padded to n rows."""
     table = np.zeros((n, len(columns), 2))
     for k, c in enumerate(columns):
         table[:len(c), k, 0] = np.maximum(c, 0)
         table[:len(c), k, 1] = np.maximum(-c, 0)
-    return exact_sums(table.reshape(n, 2 * len(columns)), comm)
+    return table.reshape(n, 2 * len(columns))
 
 
 def local_signed(values):
     """The twin of kernels/reduce.pyx's local_signed: exact_signed_sums of the columns of
     values (n, k) on one rank."""
     values = np.asarray(values, float)
-    return local_sums(np.stack([np.maximum(values, 0), np.maximum(-values, 0)], axis=2)
-                      .reshape(len(values), 2 * values.shape[1]))
+    return local_sums(_parts(list(values.T), len(values)))
 
 
 def local_sums(columns):
