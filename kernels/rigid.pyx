@@ -1,6 +1,6 @@
 # The rigid bodies' integration in compiled loops, one body at a time (Python twins, the same
-# names and arguments: parsolve/dynamics/rigid.py's *_twin functions): the same operations in
-# the same order as the twins, so the same bits.
+# names and arguments: parsolve/dynamics/twins.py): the same operations in the same order as
+# the twins, so the same bits.
 from libc.math cimport sin, cos, sqrt
 from typedefs cimport index_t
 
@@ -129,3 +129,39 @@ def energies(const double[:, ::1] q, const double[:, ::1] inertia, const double[
             kinetic[i] = 0.5 * (mass[i] * vv + wJw)
             potential[i] = -mass[i] * ((x[i, 0] * gravity[0] + x[i, 1] * gravity[1])
                                        + x[i, 2] * gravity[2])
+
+
+def loads_work(const double[:, ::1] force, const double[:, ::1] x, const double[:, ::1] x0,
+               const double[:, ::1] torque, const double[:, ::1] w0, const double[:, ::1] w,
+               double h, double[::1] out):
+    """Each row's work of constant loads over a step, f.(x - x0) + h/2 t.(w0 + w) (out); the
+    dot products summed as numpy's einsum sums three terms, (0 + 2) + 1."""
+    cdef index_t i, n = out.shape[0]
+    cdef double d[3]
+    cdef double s[3]
+    cdef double hh = 0.5 * h
+    cdef int c
+    with nogil:
+        for i in range(n):
+            for c in range(3):
+                d[c] = x[i, c] - x0[i, c]
+                s[c] = w0[i, c] + w[i, c]
+            out[i] = (((force[i, 0] * d[0] + force[i, 2] * d[2]) + force[i, 1] * d[1])
+                      + hh * ((torque[i, 0] * s[0] + torque[i, 2] * s[2]) + torque[i, 1] * s[1]))
+
+
+def travel(const double[:, ::1] x0, const double[:, ::1] x1, const double[::1] radius,
+           double fraction, double[::1] out):
+    """Each row's travel |x1 - x0| (out, summed as numpy's norm sums, (0 + 1) + 2) and the
+    number of rows whose travel exceeds fraction times their radius."""
+    cdef index_t i, fast = 0, n = out.shape[0]
+    cdef double a, b, c
+    with nogil:
+        for i in range(n):
+            a = x1[i, 0] - x0[i, 0]
+            b = x1[i, 1] - x0[i, 1]
+            c = x1[i, 2] - x0[i, 2]
+            out[i] = sqrt((a * a + b * b) + c * c)
+            if out[i] > fraction * radius[i]:
+                fast += 1
+    return fast

@@ -101,3 +101,34 @@ def test_the_compiled_energies_equal_their_twins_bit_for_bit():
     for a, c in zip(got, want):
         np.testing.assert_array_equal(a, c)
     np.testing.assert_array_equal(got[0], b.kinetic_energy())
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 3000])
+def test_the_compiled_loads_work_and_travel_equal_their_twins_bit_for_bit(n):
+    """kernels/rigid.pyx's loads_work and travel against parsolve/dynamics/twins.py (numpy's
+    einsum and norm, whose summation orders the kernels copy) at several row counts, terms
+    spread over 16 decades so that another order of the sums changes bits; the fast count
+    exactly at fraction times the radius and around it."""
+    from parsolve._kernels import compiled
+    from parsolve.dynamics import twins
+
+    modules = compiled("rigid")
+    if modules is None:
+        pytest.skip("kernels not built (or PARSOLVE_KERNELS=python)")
+    kernel = modules[0]
+    rng = np.random.default_rng(13 + n)
+    spread = lambda: rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-8, 8, (n, 3))  # noqa: E731
+    args = (spread(), spread(), spread(), spread(), spread(), spread(), 1.7e-3)
+    got, want = np.empty(n), np.empty(n)
+    kernel.loads_work(*args, got)
+    twins.loads_work(*args, want)
+    np.testing.assert_array_equal(got, want)
+    x0, x1 = spread(), spread()
+    travel = np.linalg.norm(x1 - x0, axis=1)
+    radius = travel / 0.5 * rng.choice([1.0, 1.0 - 1e-15, 1.0 + 1e-15, 0.5, 2.0], n)
+    outs = np.empty(n), np.empty(n)
+    counts = (kernel.travel(x0, x1, radius, 0.5, outs[0]),
+              twins.travel(x0, x1, radius, 0.5, outs[1]))
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], travel)
+    assert counts[0] == counts[1] == np.count_nonzero(travel > 0.5 * radius)

@@ -48,3 +48,17 @@ def apply_velocity_change(bodies, v_free, w_free, du, upto=None):
     n = bodies.n_owned if upto is None else upto
     bodies.v[:n] = v_free[:n] + du[:n, :3]
     bodies.w[:n] = w_free[:n] + du[:n, 3:]
+
+
+def loads_work(bodies, x0, w0, h):
+    """Each body's work of its constant loads over a step from positions x0 and angular
+    velocities w0 to its current ones: f.(x - x0) + h/2 t.(w0 + w)."""
+    out = np.empty(len(bodies))
+    _kernel.loads_work(bodies.force, bodies.x, x0, bodies.torque, w0, bodies.w, h, out)
+    return out
+
+
+def travel(x0, x1, radius, fraction):
+    """(|x1 - x0| per row, the number of rows that moved more than fraction of their radius)."""
+    out = np.empty(len(x0))
+    return out, _kernel.travel(x0, x1, radius, float(fraction), out)

@@ -29,3 +29,16 @@ def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):
     Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
     kinetic[:] = 0.5 * (mass * np.einsum("ni,ni->n", v, v) + np.einsum("ni,nij,nj->n", w, Jw, w))
     potential[:] = -mass * ((x[:, 0] * gravity[0] + x[:, 1] * gravity[1]) + x[:, 2] * gravity[2])
+
+
+def loads_work(force, x, x0, torque, w0, w, h, out):
+    """Each row's work of constant loads over a step, f.(x - x0) + h/2 t.(w0 + w) (out)."""
+    out[:] = (np.einsum("ni,ni->n", force, x - x0)
+              + 0.5 * h * np.einsum("ni,ni->n", torque, w0 + w))
+
+
+def travel(x0, x1, radius, fraction, out):
+    """Each row's travel |x1 - x0| (out) and the number of rows whose travel exceeds
+    fraction times their radius."""
+    out[:] = np.linalg.norm(x1 - x0, axis=1)
+    return int(np.count_nonzero(out > fraction * radius))

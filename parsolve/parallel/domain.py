@@ -180,10 +180,13 @@ class Domain:
     def record_work(self, seconds, units):
         """Account a step: the `seconds` this rank computed (its waits in exchanges excluded)
         and `units`, the cost units of each owned body (1 + the contacts it touches), in the
-        order of the owned rows the next migrate receives."""
+        order of the owned rows the next migrate receives; None on one rank, where no cut
+        is weighed)."""
+        self.work_seconds += seconds
+        if units is None:
+            return
         self._units = np.asarray(units, float)
         self._window += (seconds, self._units.sum(), 1)
-        self.work_seconds += seconds
 
     def body_load(self, n):
         """The load of each of this rank's n owned bodies, the weights of the cuts.

@@ -50,9 +50,14 @@ def exact_signed_sums(columns, comm=None):
     the sum of its negative parts, (2k,) interleaved. exact_sums of the table of those parts
     (the arrays zero-padded to the longest); on one rank made without the table."""
     n = max(len(c) for c in columns)
-    if (comm is None or comm.Get_size() == 1) and all(len(c) == n for c in columns):
+    if comm is not None and comm.Get_size() > 1:
+        return exact_sums(_parts(columns, n), comm)
+    if all(len(c) == n for c in columns):
         return _kernel.local_signed(np.ascontiguousarray(np.array(columns, float).T))
-    return exact_sums(_parts(columns, n), comm)
+    values = np.zeros((n, len(columns)))          # zero rows add nothing to either part
+    for k, c in enumerate(columns):
+        values[:len(c), k] = c
+    return _kernel.local_signed(values)
 
 
 def _parts(columns, n):

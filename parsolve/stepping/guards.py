@@ -12,6 +12,7 @@ them and reports each key once.
 """
 import numpy as np
 
+from .. import dynamics
 from ..tables.keys import CONTACT, pair_code
 
 MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a sample
@@ -19,7 +20,7 @@ MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a 
 
 def deep_overlaps(contacts, bodies, fraction, obstacle_names):
     """Contacts whose overlap exceeds `fraction` of the smaller radius: (count, reports)."""
-    if not len(contacts):
+    if not len(contacts) or contacts.gap.min() >= 0.0:      # no overlap at all
         return 0, []
     a, b = contacts.a, contacts.b
     ra = bodies.radius[a]
@@ -50,10 +51,10 @@ def fast_bodies(gid, x0, x1, radius, fraction, step, bodies, start, obstacles, m
     nothing within reach here is `pending` (gid, start, travel, radius): settled over the
     ranks by `pending_reach` against every rank's owned bodies, so that the warning does not
     depend on the rank count. Only the few fast bodies are checked."""
-    travel = np.linalg.norm(x1 - x0, axis=1)
-    fast = np.flatnonzero(travel > fraction * radius)
-    if not len(fast):
+    travel, count = dynamics.travel(x0, x1, radius, fraction)
+    if not count:
         return 0, [], None
+    fast = np.flatnonzero(travel > fraction * radius)
     reach = travel[fast] + radius[fast] + margin
     hit = np.zeros(len(fast), bool)
     for k in range(len(obstacles)):

@@ -264,16 +264,19 @@ class Stepper:
         # ------------------------------------------------------------------------------------
         residual = report.residual
         petsc_residual = np.nan
-        if self.verify_every and self._verified % self.verify_every == 0:
-            petsc_residual = self._petsc_residual(ld, b, contacts.R)
-        self._verified += 1
+        n_rows = self.comm.sum(len(contacts))        # over all ranks: the same branch on each
+        if self.verify_every and n_rows:
+            if self._verified % self.verify_every == 0:
+                petsc_residual = self._petsc_residual(ld, b, contacts.R)
+            self._verified += 1
         t4 = clock()
         faults.point("update", step, rank)
         dynamics.apply_velocity_change(b, v_free, w_free, du, upto=len(b))
         dynamics.half_step(b, h, upto=len(b))
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         U_after = ld.velocity_after(b)
-        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after)
+        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after) \
+            if len(contacts) else np.zeros(0)
         for e in self.elements:                       # their rows' state after the step
             e.update(contacts, ld.U_before, U_after, h, report.converged)
         happened = {e.NAME: self._occurred(e, e.events()) for e in self._eventful()}
@@ -297,15 +300,14 @@ class Stepper:
         self.step_count += 1
         comm_time = dom.seconds - comm0
         # the load of the next balance check: work without waits, units 1 + contacts per body
-        units = 1.0 + np.bincount(ld.inc_body, minlength=len(b))[:b.n_owned]
+        units = 1.0 + np.bincount(ld.inc_body, minlength=len(b))[:b.n_owned] \
+            if self.comm.size > 1 else None
         dom.record_work((t5 - t0) - comm_time, units)
         for name, dt in zip(PHASES, (t1 - t_mig, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             self.phase[name] += dt
         self.phase["migrate"] += t_mig - t0
         self.phase["communication"] += comm_time
-        load_work = (np.einsum("ni,ni->n", o.force, o.x - x0)        # constant loads' work
-                     + 0.5 * h * np.einsum("ni,ni->n", o.torque, w0 + o.w))
-        signed = [load_work, -contact_work]
+        signed = [dynamics.loads_work(o, x0, w0, h), -contact_work]     # constant loads' work
         for e in self.elements:                       # the work of loads given in time
             work = e.work(o, x0, w0, self.time - 0.5 * h, h)
             if work is not None:
@@ -325,7 +327,7 @@ class Stepper:
                      "ghosts": len(b) - b.n_owned, "guard": guard, "start": x0,
                      "projection": projected, "element_events": happened}
         return {"step": self.step_count, "time": self.time,
-                "contacts": self.comm.sum(len(contacts)),
+                "contacts": n_rows,
                 "iterations": report.iterations, "residual": residual,
                 "newton_iterations": report.newton_iterations,
                 "projection_sweeps": projected[0], "projection_violation": projected[2],

@@ -49,6 +49,11 @@ class Interactions(Table):
         key)."""
         if previous is None or len(previous) == 0 or len(self) == 0:
             return 0
+        if len(previous) == len(self) and np.array_equal(previous.k1, self.k1) \
+                and np.array_equal(previous.k2, self.k2):     # the same rows (a mechanism)
+            self.R[:] = previous.R
+            self.state[:] = previous.state
+            return len(self)
         k1 = np.concatenate([previous.k1, self.k1])
         k2 = np.concatenate([previous.k2, self.k2])
         src = np.concatenate([np.zeros(len(previous), bool), np.ones(len(self), bool)])

@@ -20,8 +20,12 @@ class Table:
             setattr(self, name, np.zeros((n,) + shape, dtype) if arr is None
                     else np.ascontiguousarray(arr, dtype=dtype))
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._FIRST = next(iter(cls.FIELDS), None)     # the column __len__ reads
+
     def __len__(self):
-        return len(getattr(self, next(iter(self.FIELDS))))
+        return len(getattr(self, self._FIRST))
 
     def columns(self, names=None):
         """{name: array} of the columns `names` (default: all)."""
@@ -50,10 +54,11 @@ class Table:
     def empty(cls):
         """A table of no rows (its zero-length columns shared between such tables: nothing
         can be written into them)."""
-        blank = _EMPTY.get(cls)
-        if blank is None:
-            blank = _EMPTY[cls] = cls(0)
-        return blank._of({f: getattr(blank, f) for f in cls.FIELDS})
+        made = _EMPTY.get(cls)
+        if made is None:
+            blank = cls(0)
+            made = _EMPTY[cls] = (blank, blank.columns())
+        return made[0]._of(dict(made[1]))
 
     @classmethod
     def concat(cls, tables):
@@ -80,5 +85,5 @@ def rows_of(column, index):
     return np.take(column, index, axis=0) if column.ndim > 1 else column[index]
 
 
-_EMPTY = {}              # table class -> a table of no rows (Table.empty)
+_EMPTY = {}              # table class -> a table of no rows and its columns (Table.empty)
 _ROW_BYTES = {}           # (table class, columns) -> bytes of a row: asked for every step
