@@ -40,12 +40,18 @@ SETTINGS = {
     "adapt15": dict(omega=1.5, adapt=20),
     "change": dict(omega=1.5, stop="change"),
     "check5": dict(omega=1.5, check=5),
+    # not Gauss-Seidel alone: the Hybrid, its stages the interior point where Gauss-Seidel
+    # stalls (parsolve.solvers.hybrid)
+    "hybrid-ipm": dict(solver="hybrid", stage="ipm"),
 }
 
 
 def run(setting, spheres, steps, cap):
     spec = dict(M.MODELS["pour2k"], spheres=spheres)
-    solver = ps.GaussSeidel(tol=spec["tol"], max_iter=cap, **SETTINGS[setting])
+    options = dict(SETTINGS[setting])
+    kind = options.pop("solver", "gs")
+    solver = (ps.Hybrid if kind == "hybrid" else ps.GaussSeidel)(tol=spec["tol"], max_iter=cap,
+                                                                 **options)
     sim = ps.Simulation(build("pour2k", spec), step=spec["step"], solver=solver, quiet=True,
                         progress=1e9, verify_every=0)
     reports, last = [], {}

@@ -11,6 +11,7 @@ import numpy as np
 
 from .._kernels import compiled
 from . import twins
+from ..tables.keys import POINT
 from .geometry import JACOBIANS
 
 _modules = compiled("assembly")
@@ -25,6 +26,8 @@ def incidences(contacts, bodies):
     H of point rows, then each other geometry's rows made by its maker (geometry.py)."""
     con, body, H = _kernel.point_incidences(contacts.a, contacts.b, contacts.point,
                                             contacts.offset, contacts.frame, bodies.x)
+    if not (contacts.geometry != POINT).any():    # point rows alone
+        return con, body, H
     geometry = contacts.geometry[con]
     for code, jacobians in JACOBIANS.items():
         other = geometry == code
