@@ -75,6 +75,7 @@ class Joints(Element):
         self._present = frozenset(self.code.tolist())
         self._of_types = {}
         self._chosen = {}                 # types -> (held ids, their joints: _choose)
+        self._rows_of = {}                # types -> what their rows take from it (_chosen_rows)
 
     def bodies(self):
         return np.unique(np.concatenate([self.a, self.b[self.b >= 0]]))
@@ -94,6 +95,7 @@ class Joints(Element):
         self.direction = np.zeros((n, 3))
         self.L0 = np.zeros(n)
         self.c0 = np.zeros(n)               # fix_direction: the initial offset along it
+        self._rows_of = {}                  # (holds directions and rest lengths)
         reach = np.zeros(n)
         for j, s in enumerate(self.specs):
             ka = found.at(s["body"])
@@ -141,25 +143,23 @@ class Joints(Element):
         # (springs' rates): twins.joint_points says more
         pa, offset, e, dist, dv, far = _kernel.joint_points(held.x, held.q, held.v, held.w,
                                                             a, b, use, self.pa, self.pb)
-        code = self.code[use]
-        point = code == FIX_POINT
+        c = self._chosen_rows(types, use, a, b)
+        point = c["point"]
         frame = _EYE.repeat(n, axis=0)
-        if point.all():
+        if c["points_only"]:
             shift = e / h
         else:
             shift = np.zeros((n, 3))
-            if point.any():
+            if c["points"]:
                 shift[point] = e[point] / h
-            self._rows_along(held, h, signal, use, a, code, pa, e, dist, frame, shift)
-        springs = np.flatnonzero(code == SPRING) if SPRING in self._present else ()
+            self._rows_along(held, h, signal, use, a, c, pa, e, dist, frame, shift)
+        springs = c["springs"]
         if len(springs) < n:
             law = bilateral.rows(np.where(point, 3, 1), shift)
         if len(springs):
-            sj = use[springs]
             rate = np.einsum("ni,ni->n", dv[springs], frame[springs, 0])
-            pull = spring.rows(*spring.linearise([self.specs[j]["force"] for j in sj],
-                                                 dist[springs] - self.L0[sj], rate, h,
-                                                 [f"joint {self.names[j]!r}" for j in sj]))
+            pull = spring.rows(*spring.linearise(c["forces"], dist[springs] - c["rest"], rate,
+                                                 h, c["names"]))
             if len(springs) == n:                     # springs alone: their rows are all
                 law = pull
             else:
@@ -168,17 +168,15 @@ class Joints(Element):
         # how far the rows' bodies are from their points (the cells hold them within half one)
         worst = int(np.argmax(far))
         stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")
-        rows = Interactions(n, a=a.copy(), b=b.copy(), obstacle=np.full(n, -1), k1=self.a[use],
-                            k2=NAMESPACES[JOINT].key(use), origin=np.full(n, JOINT, np.int8),
+        rows = Interactions(n, **{f: v.copy() for f, v in c["columns"].items()},
                             point=pa, offset=offset, frame=frame, **law)
         return rows, stretch
 
-    def _rows_along(self, held, h, signal, use, a, code, pa, e, dist, frame, shift):
+    def _rows_along(self, held, h, signal, use, a, c, pa, e, dist, frame, shift):
         """The frames (first axis: the line through the points, or the joint's direction) and
-        the shifts of the rows other than fixed points, in place."""
-        along = np.flatnonzero(code != FIX_POINT)
-        line = (code[along] == RIGID_LINK) | (code[along] == SPRING)
-        normals = self.direction[use[along]]
+        the shifts of the rows other than fixed points, in place (c: _chosen_rows)."""
+        along, line, code = c["along"], c["line"], c["code"]
+        normals = c["directions"].copy()
         normals[line] = e[along[line]] / dist[along[line], None]
         frame[along] = frames_from_normals(normals)
         if RIGID_LINK in self._present:
@@ -212,6 +210,38 @@ class Joints(Element):
             array.flags.writeable = False
         self._chosen[key] = (gid.copy(), chosen)
         return chosen
+
+    def _chosen_rows(self, types, use, a, b):
+        """What the rows of the joints `use` (_choose's of `types`) take from that choice
+        alone, kept with it: the columns of bodies, keys and origin (read only: copied into
+        each step's rows); the joints' codes, which rows hold points (and whether all or any
+        do), the rows along a line or a direction and their directions, the springs' rows,
+        forces, rest lengths and names."""
+        key = None if types is None else tuple(types)
+        got = self._rows_of.get(key)
+        if got is not None and got[0] is use:
+            return got[1]
+        n = len(use)
+        code = self.code[use]
+        point = code == FIX_POINT
+        along = np.flatnonzero(code != FIX_POINT)
+        springs = np.flatnonzero(code == SPRING) if SPRING in self._present \
+            else np.zeros(0, np.int64)
+        sj = use[springs]
+        c = {"columns": {"a": a, "b": b, "obstacle": np.full(n, -1), "k1": self.a[use],
+                         "k2": NAMESPACES[JOINT].key(use),
+                         "origin": np.full(n, JOINT, np.int8)},
+             "code": code, "point": point, "points_only": bool(point.all()),
+             "points": bool(point.any()), "along": along,
+             "line": (code[along] == RIGID_LINK) | (code[along] == SPRING),
+             "directions": self.direction[use[along]], "springs": springs,
+             "forces": [self.specs[j]["force"] for j in sj], "rest": self.L0[sj],
+             "names": [f"joint {self.names[j]!r}" for j in sj]}
+        for array in (*c["columns"].values(), code, point, along, c["line"],
+                      c["directions"], springs, c["rest"]):
+            array.flags.writeable = False
+        self._rows_of[key] = (use, c)
+        return c
 
     def _wanted(self, types):
         """Which joints are of `types` (None: all), kept per types (asked every step)."""

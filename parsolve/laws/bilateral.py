@@ -10,6 +10,8 @@ correction of a drift in position, enters through the free term B (a target -U*)
 """
 import numpy as np
 
+from ..errors import InputError
+from ..tables.interactions import PARAMS
 from .codes import KINDS, OUTCOMES, STATUS
 from .linalg import solve3
 
@@ -23,13 +25,13 @@ def rows(components, shift=0.0):
     """The kind and param columns of bilateral rows of m = `components` (1..3) equalities
     and free-term shift `shift` (n, 3), local frame: a drift correction e / h, a prescribed
     motion's -velo(t + h)."""
-    from ..errors import InputError
-    from ..tables.interactions import PARAMS
-
     m = np.asarray(components, float)
-    bad = (m != 1) & (m != 2) & (m != 3)          # three comparisons: np.isin costs more
-    if bad.any():
-        raise InputError(f"bilateral rows: components must be 1, 2 or 3, got {m[bad][0]:g}")
+    if len(m) <= 64:                      # few rows (a mechanism's, every step): in Python
+        bad = [v for v in m.tolist() if v not in (1.0, 2.0, 3.0)]
+    else:                                 # three comparisons: np.isin costs more
+        bad = m[(m != 1) & (m != 2) & (m != 3)][:1].tolist()
+    if bad:
+        raise InputError(f"bilateral rows: components must be 1, 2 or 3, got {bad[0]:g}")
     param = np.zeros((len(m), PARAMS))
     param[:, 0] = m
     param[:, 1:4] = shift

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from ..tables.interactions import PARAMS
 from .codes import KINDS, OUTCOMES, STATUS
 from .linalg import disc_min, solve3
 
@@ -39,7 +40,6 @@ BONDED, BROKEN_STATUS = (STATUS.index(s) for s in ("bonded", "broken"))
 def rows(t, c, mu, mode):
     """The kind and param columns of bond rows: strengths as impulses over the step t = T h,
     c = C h [N s], friction mu, mode (INTACT or BROKEN)."""
-    from ..tables.interactions import PARAMS
 
     t = np.asarray(t, float)
     param = np.zeros((len(t), PARAMS))

@@ -18,6 +18,7 @@ The rows act on body coordinates, not on points (their geometry, assembly/geomet
 """
 import numpy as np
 
+from ..tables.interactions import PARAMS
 from .codes import KINDS, OUTCOMES, STATUS
 from .spring import project_admissible  # noqa: F401  (R_T = 0: the spring row's)
 
@@ -29,7 +30,6 @@ CONNECTOR, FAILED = OUTCOMES.index("connector"), OUTCOMES.index("failed")
 
 def rows(a, g, c=None):
     """The kind and param columns of connector rows with (a, g, c) (c None: zero)."""
-    from ..tables.interactions import PARAMS
 
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g

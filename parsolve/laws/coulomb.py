@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ..tables.interactions import PARAMS
 from .codes import KINDS, STATUS
 
 OPEN, STICKING, SLIDING = (STATUS.index(s) for s in ("open", "sticking", "sliding"))
@@ -27,7 +28,6 @@ SOLVE_PARAMS = 1                    # the local solve reads mu only
 
 def rows(mu, e):
     """The kind and param columns of contact rows with friction mu and restitution e."""
-    from ..tables.interactions import PARAMS
 
     mu = np.asarray(mu, float)
     param = np.zeros((len(mu), PARAMS))

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from ..tables.interactions import PARAMS
 from .codes import KINDS, OUTCOMES, STATUS
 from .linalg import disc_min
 
@@ -43,7 +44,6 @@ OPEN, STICKING, AT_BOUND = (STATUS.index(s) for s in ("open", "sticking", "rolli
 def rows(mu_s, mu_r):
     """The kind and param columns of rolling rows of coefficients mu_s, mu_r [m] (the link to
     their contact made later, by `link`)."""
-    from ..tables.interactions import PARAMS
 
     mu_s = np.asarray(mu_s, float)
     param = np.zeros((len(mu_s), PARAMS))

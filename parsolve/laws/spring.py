@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from ..errors import InputError
+from ..tables.interactions import PARAMS
 from .codes import KINDS, OUTCOMES, STATUS
 
 KIND = KINDS.index("spring")
@@ -53,7 +54,6 @@ def linearise(force, d, U0, h, what):
 
 
 def rows(a, g):
-    from ..tables.interactions import PARAMS
 
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g
