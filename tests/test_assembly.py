@@ -383,6 +383,45 @@ def test_persisting_contacts_keep_their_keys_and_warm_start():
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
 
 
+def test_the_warm_start_of_the_same_rows_equals_the_matching_by_key():
+    """Rows whose keys are the last step's, in its order (a mechanism), are copied at once;
+    rows matched by key (one gone, the rest in another order) get the same reactions and
+    law states."""
+    m, sim, b, c, ld, _ = make_step()
+    rng = np.random.default_rng(5)
+    c.R[:], c.state[:] = rng.normal(size=c.R.shape), rng.normal(size=c.state.shape)
+    same = c.take(np.arange(len(c)))
+    same.R[:], same.state[:] = 0.0, 0.0
+    assert same.warm_start(c) == len(c)
+    np.testing.assert_array_equal(same.R, c.R)
+    np.testing.assert_array_equal(same.state, c.state)
+    order = np.arange(len(c))[::-1][:-1]            # reversed, its first row gone
+    other = c.take(order)
+    other.R[:], other.state[:] = 0.0, 0.0
+    assert other.warm_start(c) == len(c) - 1
+    np.testing.assert_array_equal(other.R, c.R[order])
+    np.testing.assert_array_equal(other.state, c.state[order])
+
+
+def test_the_petsc_check_of_the_residual_counts_only_steps_with_rows():
+    """verify_every = 3: a ball falling onto a floor has no row until it lands; from then on
+    the 1st, 4th, 7th ... step with rows is checked (W assembled in PETSc: its residual equals
+    the solver's), every other step keeps NaN."""
+    m = ps.Model(gravity=(0.0, 0.0, -9.81))
+    m.surface("steel", "steel", friction=0.3, restitution=0.0)
+    m.half_space((0, 0, 0), (0, 0, 1), "steel")
+    m.sphere((0, 0, 0.0102), 0.01, "steel", mass=1.0)
+    sim = Simulation(m, step=1e-3, progress=0, quiet=True, verify_every=3,
+                     solver=ps.GaussSeidel(tol=1e-12, max_iter=100))
+    rows = [sim.step() for _ in range(20)]
+    with_rows = [r for r in rows if r["contacts"] > 0]
+    assert rows[0]["contacts"] == 0 and len(with_rows) >= 10
+    checked = [r["step"] for r in rows if np.isfinite(r["petsc_residual"])]
+    assert checked == [r["step"] for r in with_rows[::3]]
+    for r in with_rows[::3]:
+        assert abs(r["petsc_residual"] - r["residual"]) <= 1e-12
+
+
 def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     """kernels/assembly.pyx against parsolve/assembly/twins.py on random rows (contacts with a
     body B or an obstacle, offsets of joints): incidences, K, W's diagonal blocks, U = H u."""
