@@ -75,7 +75,6 @@ class Joints(Element):
         self._present = frozenset(self.code.tolist())
         self._of_types = {}
         self._chosen = {}                 # types -> (held ids, their joints: _choose)
-        self._rows_of = {}                # types -> what their rows take from it (_chosen_rows)
 
     def bodies(self):
         return np.unique(np.concatenate([self.a, self.b[self.b >= 0]]))
@@ -95,7 +94,7 @@ class Joints(Element):
         self.direction = np.zeros((n, 3))
         self.L0 = np.zeros(n)
         self.c0 = np.zeros(n)               # fix_direction: the initial offset along it
-        self._rows_of = {}                  # (holds directions and rest lengths)
+        self._chosen = {}                   # (its records hold directions, rest lengths)
         reach = np.zeros(n)
         for j, s in enumerate(self.specs):
             ka = found.at(s["body"])
@@ -135,15 +134,15 @@ class Joints(Element):
         signal = {j: self.specs[j]["value"](t + h) if self.specs[j]["signal"] != "acceleration"
                   else self.specs[j]["value"].integral(t + h)
                   for j in self._prescribed if types is None or "prescribe" in types}
-        use, a, b = self._choose(held.gid, types)
+        use, c = self._choose(held.gid, types)
         n = len(use)
         if n == 0:
             return Interactions.empty(), (0.0, "")
         # the points at the half step, and their relative velocity at the step's start
         # (springs' rates): twins.joint_points says more
+        a, b = c["columns"]["a"], c["columns"]["b"]
         pa, offset, e, dist, dv, far = _kernel.joint_points(held.x, held.q, held.v, held.w,
                                                             a, b, use, self.pa, self.pb)
-        c = self._chosen_rows(types, use, a, b)
         point = c["point"]
         frame = _EYE.repeat(n, axis=0)
         if c["points_only"]:
@@ -174,7 +173,7 @@ class Joints(Element):
 
     def _rows_along(self, held, h, signal, use, a, c, pa, e, dist, frame, shift):
         """The frames (first axis: the line through the points, or the joint's direction) and
-        the shifts of the rows other than fixed points, in place (c: _chosen_rows)."""
+        the shifts of the rows other than fixed points, in place (c: _record)."""
         along, line, code = c["along"], c["line"], c["code"]
         normals = c["directions"].copy()
         normals[line] = e[along[line]] / dist[along[line], None]
@@ -195,9 +194,9 @@ class Joints(Element):
                 shift[k, 0] = -self._velocity(j, signal[j], h, moved)
 
     def _choose(self, gid, types):
-        """(use, a, b): the joints of `types` whose bodies the held ids `gid` hold, and
-        their bodies' held indices; kept while the held ids are the same (a mechanism's on
-        one rank, step after step)."""
+        """(use, record): the joints of `types` whose bodies the held ids `gid` hold, and
+        what their rows take from that choice alone (_record); kept while the held ids are
+        the same (a mechanism's on one rank, step after step)."""
         key = None if types is None else tuple(types)
         got = self._chosen.get(key)
         if got is not None and np.array_equal(got[0], gid):
@@ -205,22 +204,16 @@ class Joints(Element):
         ends = lookup(gid, self._ends)
         ia, ib = ends[:len(self)], ends[len(self):]
         use = np.flatnonzero((ia >= 0) & (self._world | (ib >= 0)) & self._wanted(types))
-        chosen = (use, ia[use], ib[use])
-        for array in chosen:                  # shared by the steps: read only
-            array.flags.writeable = False
+        chosen = (use, self._record(use, ia[use], ib[use]))
         self._chosen[key] = (gid.copy(), chosen)
         return chosen
 
-    def _chosen_rows(self, types, use, a, b):
-        """What the rows of the joints `use` (_choose's of `types`) take from that choice
-        alone, kept with it: the columns of bodies, keys and origin (read only: copied into
-        each step's rows); the joints' codes, which rows hold points (and whether all or any
-        do), the rows along a line or a direction and their directions, the springs' rows,
-        forces, rest lengths and names."""
-        key = None if types is None else tuple(types)
-        got = self._rows_of.get(key)
-        if got is not None and got[0] is use:
-            return got[1]
+    def _record(self, use, a, b):
+        """What the rows of the joints `use`, of bodies a and b (held indices), take from
+        that choice alone, shared by the steps (read only; the columns are copied into each
+        step's rows): the columns of bodies, keys and origin; the joints' codes, which rows
+        hold points (and whether all or any do), the rows along a line or a direction and
+        their directions, the springs' rows, forces, rest lengths and names."""
         n = len(use)
         code = self.code[use]
         point = code == FIX_POINT
@@ -237,10 +230,9 @@ class Joints(Element):
              "directions": self.direction[use[along]], "springs": springs,
              "forces": [self.specs[j]["force"] for j in sj], "rest": self.L0[sj],
              "names": [f"joint {self.names[j]!r}" for j in sj]}
-        for array in (*c["columns"].values(), code, point, along, c["line"],
+        for array in (use, *c["columns"].values(), code, point, along, c["line"],
                       c["directions"], springs, c["rest"]):
             array.flags.writeable = False
-        self._rows_of[key] = (use, c)
         return c
 
     def _wanted(self, types):

@@ -40,7 +40,6 @@ BONDED, BROKEN_STATUS = (STATUS.index(s) for s in ("bonded", "broken"))
 def rows(t, c, mu, mode):
     """The kind and param columns of bond rows: strengths as impulses over the step t = T h,
     c = C h [N s], friction mu, mode (INTACT or BROKEN)."""
-
     t = np.asarray(t, float)
     param = np.zeros((len(t), PARAMS))
     param[:, 0], param[:, 1], param[:, 2], param[:, 3] = t, c, mu, mode

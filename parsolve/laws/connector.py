@@ -30,7 +30,6 @@ CONNECTOR, FAILED = OUTCOMES.index("connector"), OUTCOMES.index("failed")
 
 def rows(a, g, c=None):
     """The kind and param columns of connector rows with (a, g, c) (c None: zero)."""
-
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g
     if c is not None:

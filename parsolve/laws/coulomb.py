@@ -28,7 +28,6 @@ SOLVE_PARAMS = 1                    # the local solve reads mu only
 
 def rows(mu, e):
     """The kind and param columns of contact rows with friction mu and restitution e."""
-
     mu = np.asarray(mu, float)
     param = np.zeros((len(mu), PARAMS))
     param[:, 0], param[:, 1] = mu, e

@@ -44,7 +44,6 @@ OPEN, STICKING, AT_BOUND = (STATUS.index(s) for s in ("open", "sticking", "rolli
 def rows(mu_s, mu_r):
     """The kind and param columns of rolling rows of coefficients mu_s, mu_r [m] (the link to
     their contact made later, by `link`)."""
-
     mu_s = np.asarray(mu_s, float)
     param = np.zeros((len(mu_s), PARAMS))
     param[:, 0], param[:, 1], param[:, 2] = mu_s, mu_r, -1.0

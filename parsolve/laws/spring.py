@@ -54,7 +54,6 @@ def linearise(force, d, U0, h, what):
 
 
 def rows(a, g):
-
     param = np.zeros((len(a), PARAMS))
     param[:, 0], param[:, 1] = a, g
     return {"kind": np.full(len(a), KIND, np.int8), "param": param}
