@@ -61,7 +61,11 @@ def test_each_local_solution_satisfies_the_law_and_equals_its_python_twin(p):
             # (numpy's dot against the kernel's loop) amplified by the iterations
             assert np.abs(r - rp).max() <= 1e-9 * (1 + np.abs(r).max())
             continue
-        assert code == cp and np.abs(r - rp).max() <= 1e-12 * (1 + np.abs(r).max()), name
+        # the same operations but numpy's dot against the kernel's loop: round-off, which
+        # W's conditioning amplifies (up to 1e4 here: 5e-9 on a reaction of 4761, the
+        # Newton local solve, b = (-0.81, 0, 0), mu = 1)
+        tol = max(1e-12, 100 * np.finfo(float).eps * np.linalg.cond(W))
+        assert code == cp and np.abs(r - rp).max() <= tol * (1 + np.abs(r).max()), name
         assert in_cone(r, mu), (name, r)
         if name in EXACT or code != ref.FAILED:
             assert code != ref.FAILED, name
