@@ -10,9 +10,9 @@ from typedefs cimport index_t
 def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:, ::1] point,
                      const double[:, ::1] offset, const double[:, :, ::1] frame,
                      const double[:, ::1] x):
-    """(contact index, body index, H (m, 3, 6)) of every incidence, ordered by (contact,
-    side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it (B's:
-    point + offset), as for point rows."""
+    """(contact index, body index, H (m, 3, 6), ptr (nc + 1)) of every incidence, ordered by
+    (contact, side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it
+    (B's: point + offset), as for point rows; contact c's incidences are ptr[c]:ptr[c + 1]."""
     cdef index_t nc = a.shape[0], m = nc, c, e, i, k
     for c in range(nc):
         if b[c] >= 0:
@@ -20,14 +20,17 @@ def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:,
     con_arr = np.empty(m, np.int64)
     body_arr = np.empty(m, np.int64)
     H_arr = np.empty((m, 3, 6))
+    ptr_arr = np.empty(nc + 1, np.int64)
     cdef index_t[::1] con = con_arr
     cdef index_t[::1] body = body_arr
+    cdef index_t[::1] ptr = ptr_arr
     cdef double[:, :, ::1] H = H_arr
     cdef double s, r0, r1, r2, p
     cdef double E[9]
     with nogil:
         e = 0
         for c in range(nc):
+            ptr[c] = e
             for k in range(2):
                 if k == 1 and b[c] < 0:
                     continue
@@ -50,7 +53,8 @@ def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:,
                     H[e, i, 4] = r2 * E[3 * i] - r0 * E[3 * i + 2]
                     H[e, i, 5] = r0 * E[3 * i + 1] - r1 * E[3 * i]
                 e += 1
-    return con_arr, body_arr, H_arr
+        ptr[nc] = e
+    return con_arr, body_arr, H_arr, ptr_arr
 
 
 def inverse_mass_HT(const index_t[::1] body, const double[:, :, ::1] H,
@@ -103,3 +107,17 @@ def apply_H(const index_t[::1] con, const index_t[::1] body, const double[:, :, 
                 odd = (H[e, i, 1] * v[j, 1] + H[e, i, 3] * w[j, 0]) + H[e, i, 5] * w[j, 2]
                 U[con[e], i] += even + odd
     return U_arr
+
+
+def reaction_work(const double[:, ::1] R, const double[:, ::1] U0, const double[:, ::1] U1):
+    """R . (U0 + U1) / 2 per row: the work of the reactions over a step, from the relative
+    velocities at its start and end (or a moving side's work, from its velocities)."""
+    cdef index_t n = R.shape[0], k
+    out_arr = np.empty(n)
+    cdef double[::1] out = out_arr
+    cdef double s0, s1, s2
+    with nogil:
+        for k in range(n):
+            s0, s1, s2 = U0[k, 0] + U1[k, 0], U0[k, 1] + U1[k, 1], U0[k, 2] + U1[k, 2]
+            out[k] = 0.5 * (0.0 + ((R[k, 0] * s0 + R[k, 2] * s2) + R[k, 1] * s1))
+    return out_arr

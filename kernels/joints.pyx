@@ -2,10 +2,19 @@
 # same name and arguments: parsolve/elements/twins.py): numpy's operations in numpy's order, so
 # the same bits. quat_to_matrix's entries as written there; einsum("nij,nj->ni") over three
 # terms sums (t0 + t2) + t1 onto a zero; np.cross a1 b2 - a2 b1, ...; np.linalg.norm(axis=1)
-# sqrt((s0 + s1) + s2); np.maximum keeps a NaN.
+# sqrt((s0 + s1) + s2); einsum("ni,ni->n") (t0 + t2) + t1 onto a zero; np.maximum keeps a NaN.
 import numpy as np
 from libc.math cimport sqrt
 from typedefs cimport index_t
+from frames cimport frame_from_normal
+
+# the joint rows' forms (parsolve/elements/joints.py: FORMS): a point's three equalities, a
+# given direction, the line through the points, that line held at a length
+cdef enum:
+    POINT = 0
+    DIRECTION = 1
+    LINE = 2
+    LINK = 3
 
 
 cdef inline void rotate(const double[:, :] q, index_t k, const double* p,
@@ -92,3 +101,69 @@ def joint_points(const double[:, :] x, const double[:, :] q, const double[:, :] 
             dist[k] = norm3(&e[k, 0])
             far[k] = fa
     return point_, offset_, e_, dist_, dv_, far_
+
+
+def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
+               const double[:, :] w, const index_t[::1] a, const index_t[::1] b,
+               const index_t[::1] use, const double[:, ::1] pa, const double[:, ::1] pb,
+               const index_t[::1] form, const double[:, ::1] direction,
+               const double[::1] rest, double h):
+    """joint_points' geometry, then each row's local frame and free-term shift by its form
+    (form, direction and rest per row): POINT the identity and e / h; DIRECTION the frame of
+    the given direction; LINE that of the line through the points, e / |e|; LINK the line's,
+    with (|e| - rest) / h along it; no shift but a point's or a link's (the caller adds the
+    others'). Returns (point, offset, e, dist, far, frame, shift, rate), rate the points'
+    relative velocity along the frame's first axis (a spring's stretch rate)."""
+    cdef index_t n = use.shape[0], k, i, ka, kb, j
+    point_, offset_, e_, dv_, shift_ = (np.empty((n, 3)) for _ in range(5))
+    dist_, far_, rate_ = np.empty(n), np.empty(n), np.empty(n)
+    frame_ = np.empty((n, 3, 3))
+    cdef double[:, ::1] point = point_, offset = offset_, e = e_, dv = dv_, shift = shift_
+    cdef double[::1] dist = dist_, far = far_, rate = rate_
+    cdef double[:, :, ::1] frame = frame_
+    cdef double pw[3]
+    cdef double ow[3]
+    cdef double r[3]
+    cdef double va[3]
+    cdef double vb[3]
+    cdef double fa, fb, d
+    cdef double* E
+    with nogil:
+        for k in range(n):
+            ka, kb, j = a[k], b[k], use[k]
+            body_point(x, q, v, w, ka, pa, j, pw, r, va)
+            fa = norm3(r)
+            if kb >= 0:
+                body_point(x, q, v, w, kb, pb, j, ow, r, vb)
+                for i in range(3):
+                    r[i] = pw[i] - x[kb, i]
+                fb = norm3(r)
+                if not (fa >= fb or fa != fa):
+                    fa = fb
+            else:
+                ow[0], ow[1], ow[2] = pb[j, 0], pb[j, 1], pb[j, 2]
+                vb[0] = vb[1] = vb[2] = 0.0
+            for i in range(3):
+                point[k, i] = pw[i]
+                offset[k, i] = ow[i] - pw[i]
+                e[k, i] = pw[i] - ow[i]
+                dv[k, i] = va[i] - vb[i]
+                shift[k, i] = 0.0
+            d = norm3(&e[k, 0])
+            dist[k] = d
+            far[k] = fa
+            E = &frame[k, 0, 0]
+            if form[k] == POINT:
+                for i in range(9):
+                    E[i] = 0.0
+                E[0] = E[4] = E[8] = 1.0
+                for i in range(3):
+                    shift[k, i] = e[k, i] / h
+            elif form[k] == DIRECTION:
+                frame_from_normal(direction[k, 0], direction[k, 1], direction[k, 2], E)
+            else:
+                frame_from_normal(e[k, 0] / d, e[k, 1] / d, e[k, 2] / d, E)
+                if form[k] == LINK:
+                    shift[k, 0] = (d - rest[k]) / h
+            rate[k] = 0.0 + ((dv[k, 0] * E[0] + dv[k, 2] * E[2]) + dv[k, 1] * E[1])
+    return point_, offset_, e_, dist_, far_, frame_, shift_, rate_

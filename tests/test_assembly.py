@@ -441,7 +441,8 @@ def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     got, want = kernel.point_incidences(*rows), twins.point_incidences(*rows)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
-    con, body, H = want
+    con, body, H, ptr = want
+    np.testing.assert_array_equal(ptr, np.searchsorted(con, np.arange(nc + 1)))
     inv_mass, Jinv = rng.uniform(0.1, 2, nb), rng.normal(size=(nb, 3, 3))
     K = twins.inverse_mass_HT(body, H, inv_mass, Jinv)
     np.testing.assert_array_equal(kernel.inverse_mass_HT(body, H, inv_mass, Jinv), K)
@@ -450,6 +451,14 @@ def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     v, w = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
     np.testing.assert_array_equal(kernel.apply_H(con, body, H, v, w, nc),
                                   twins.apply_H(con, body, H, v, w, nc))
+    # the reactions' work, signed zeros included (numpy's sum starts from +0)
+    for n in (0, 1, 3, nc):
+        R, U0, U1 = (rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-8, 8, (n, 3))
+                     for _ in range(3))
+        for arr in (R, U0, U1):
+            arr[rng.random(arr.shape) < 0.2] = -0.0
+        np.testing.assert_array_equal(kernel.reaction_work(R, U0, U1).view(np.int64),
+                                      twins.reaction_work(R, U0, U1).view(np.int64))
 
 
 @pytest.mark.parametrize("walls", [False, True])

@@ -35,9 +35,8 @@ class LocalDynamics:
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
-        self.con, self.body, self.H = incidences(contacts, bodies)
+        self.con, self.body, self.H, self.inc_ptr = incidences(contacts, bodies)
         self.inc_body = self.body
-        self.inc_ptr = np.searchsorted(self.con, np.arange(nc + 1))    # con is sorted
         inv_mass = 1.0 / bodies.mass if inv_mass is None else inv_mass    # 0: kinematic
         self.K = inverse_mass_HT(self.body, self.H, inv_mass, Jinv)
         self.Wdiag = diagonal_blocks(self.con, self.H, self.K, nc)

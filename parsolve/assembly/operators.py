@@ -12,6 +12,8 @@ import numpy as np
 from .._kernels import compiled
 from . import twins
 from ..tables.keys import POINT
+
+assert POINT == 0                     # incidences: no row of another geometry is geometry.any()
 from .geometry import JACOBIANS
 
 _modules = compiled("assembly")
@@ -19,15 +21,18 @@ _kernel = _modules[0] if _modules is not None else twins
 apply_H = _kernel.apply_H                    # U = H u, per contact (twins.py says more)
 inverse_mass_HT = _kernel.inverse_mass_HT    # K = M^-1 H^T per incidence
 diagonal_blocks = _kernel.diagonal_blocks    # W_aa
+reaction_work = _kernel.reaction_work        # R . (U0 + U1) / 2 per row
 
 
 def incidences(contacts, bodies):
-    """(contact index, body index, H (m, 3, 6)) for every incidence, ordered by (contact, side):
-    H of point rows, then each other geometry's rows made by its maker (geometry.py)."""
-    con, body, H = _kernel.point_incidences(contacts.a, contacts.b, contacts.point,
-                                            contacts.offset, contacts.frame, bodies.x)
-    if not (contacts.geometry != POINT).any():    # point rows alone
-        return con, body, H
+    """(contact index, body index, H (m, 3, 6), ptr) for every incidence, ordered by (contact,
+    side), contact c's at ptr[c]:ptr[c + 1]: H of point rows, then each other geometry's rows
+    made by its maker (geometry.py)."""
+    made = _kernel.point_incidences(contacts.a, contacts.b, contacts.point, contacts.offset,
+                                    contacts.frame, bodies.x)
+    if not contacts.geometry.any():               # point rows alone (POINT is 0)
+        return made
+    con, body, H, _ = made
     geometry = contacts.geometry[con]
     for code, jacobians in JACOBIANS.items():
         other = geometry == code
@@ -35,7 +40,7 @@ def incidences(contacts, bodies):
             side_b = np.zeros(len(con), bool)      # a row's second incidence is its side B
             side_b[1:] = con[1:] == con[:-1]
             H[other] = jacobians(contacts.frame[con[other]], side_b[other])
-    return con, body, H
+    return made
 
 
 def apply_HT(con, body, H, R, nbodies):

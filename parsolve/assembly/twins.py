@@ -6,9 +6,9 @@ from .geometry import point_jacobians
 
 
 def point_incidences(a, b, point, offset, frame, x):
-    """(contact index, body index, H (m, 3, 6)) of every incidence, ordered by (contact,
-    side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it (B's:
-    point + offset), as for point rows."""
+    """(contact index, body index, H (m, 3, 6), ptr (nc + 1)) of every incidence, ordered by
+    (contact, side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it
+    (B's: point + offset), as for point rows; contact c's incidences are ptr[c]:ptr[c + 1]."""
     nc = len(a)
     has_b = b >= 0
     con = np.concatenate([np.arange(nc), np.nonzero(has_b)[0]])
@@ -20,7 +20,7 @@ def point_incidences(a, b, point, offset, frame, x):
     p = point[con]
     side_b = sign < 0
     p[side_b] += offset[con[side_b]]
-    return con, body, point_jacobians(E, p - x[body])
+    return con, body, point_jacobians(E, p - x[body]), np.searchsorted(con, np.arange(nc + 1))
 
 
 def apply_H(con, body, H, v, w, nc):
@@ -44,3 +44,9 @@ def diagonal_blocks(con, H, K, nc):
     out = np.zeros((nc, 3, 3))
     np.add.at(out, con, np.einsum("mik,mkj->mij", H, K))
     return out
+
+
+def reaction_work(R, U0, U1):
+    """R . (U0 + U1) / 2 per row: the work of the reactions over a step, from the relative
+    velocities at its start and end (or a moving side's work, from its velocities)."""
+    return 0.5 * np.einsum("ki,ki->k", R, U0 + U1)

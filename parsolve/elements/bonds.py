@@ -290,7 +290,7 @@ class Bonds(Element):
         self._check = None
         if len(sel):
             sub = rows.take(sel)
-            con, body, H = incidences(sub, held)
+            con, body, H, _ = incidences(sub, held)
             used, local = np.unique(body, return_inverse=True)
             Rm = quat_to_matrix(held.q[used])
             Jinv = np.einsum("nij,nj,nkj->nik", Rm, 1.0 / held.inertia[used], Rm)

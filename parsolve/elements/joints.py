@@ -34,12 +34,12 @@ included at the step's start's angular velocity: see _arc).
 import numpy as np
 
 from .._kernels import compiled
-from ..contact.frames import frames_from_normals
 from ..dynamics.rotation import exp_map, quat_to_matrix
 from ..errors import InputError, everywhere
 from ..laws import bilateral, spring
 from ..tables.checks import body_id, finite, positive, unit
 from ..tables.interactions import Interactions
+from ..tables.table import same
 from ..tables.keys import JOINT, NAMESPACES
 from . import twins
 from .base import Element, lookup
@@ -47,10 +47,12 @@ from .signals import Signal
 
 TYPES = ("fix_point", "fix_direction", "prescribe", "rigid_link", "spring")
 FIX_POINT, FIX_DIRECTION, PRESCRIBE, RIGID_LINK, SPRING = range(len(TYPES))
+# each type's row form in joint_rows (kernels/joints.pyx): a point's three equalities (0), a
+# given direction (1), the line through the points (2), that line held at its length (3)
+FORMS = np.array([0, 1, 1, 3, 2], np.int64)
 
 POSITIONAL = ("fix_point", "fix_direction", "rigid_link")   # position constraints (projection)
 REACH_SLACK = 1.5     # the cells hold rows whose bodies move to 1.5 times their first reach
-_EYE = np.eye(3)[None]
 
 _modules = compiled("joints")
 _kernel = _modules[0] if _modules is not None else twins
@@ -138,49 +140,36 @@ class Joints(Element):
         n = len(use)
         if n == 0:
             return Interactions.empty(), (0.0, "")
-        # the points at the half step, and their relative velocity at the step's start
-        # (springs' rates): twins.joint_points says more
+        # the rows' points at the half step, frames and shifts by their forms, and the
+        # springs' rates at the step's start (twins.joint_rows says more)
         a, b = c["columns"]["a"], c["columns"]["b"]
-        pa, offset, e, dist, dv, far = _kernel.joint_points(held.x, held.q, held.v, held.w,
-                                                            a, b, use, self.pa, self.pb)
-        point = c["point"]
-        frame = _EYE.repeat(n, axis=0)
-        if c["points_only"]:
-            shift = e / h
-        else:
-            shift = np.zeros((n, 3))
-            if c["points"]:
-                shift[point] = e[point] / h
-            self._rows_along(held, h, signal, use, a, c, pa, e, dist, frame, shift)
+        pa, offset, e, dist, far, frame, shift, rate = _kernel.joint_rows(
+            held.x, held.q, held.v, held.w, a, b, use, self.pa, self.pb, c["form"],
+            c["directions"], c["rest_rows"], h)
+        if c["given"]:                                # fix_direction, prescribe: Python's
+            self._shift_given(held, h, signal, use, a, c["code"], pa, e, shift)
         springs = c["springs"]
         if len(springs) < n:
-            law = bilateral.rows(np.where(point, 3, 1), shift)
+            law = bilateral.rows(c["equalities"], shift)
         if len(springs):
-            rate = np.einsum("ni,ni->n", dv[springs], frame[springs, 0])
-            pull = spring.rows(*spring.linearise(c["forces"], dist[springs] - c["rest"], rate,
-                                                 h, c["names"]))
+            pull = spring.rows(*spring.linearise(c["forces"], dist[springs] - c["rest"],
+                                                 rate[springs], h, c["names"]))
             if len(springs) == n:                     # springs alone: their rows are all
                 law = pull
             else:
                 for column in law:
                     law[column][springs] = pull[column]
         # how far the rows' bodies are from their points (the cells hold them within half one)
-        worst = int(np.argmax(far))
-        stretch = (float(far[worst]), f"joint {self.names[use[worst]]!r}")
-        rows = Interactions(n, **{f: v.copy() for f, v in c["columns"].items()},
-                            point=pa, offset=offset, frame=frame, **law)
+        worst = int(far.argmax()) if n > 1 else 0
+        stretch = (float(far[worst]), c["labels"][worst])
+        rows = Interactions.of({**{f: v.copy() for f, v in c["columns"].items()},
+                                "point": pa, "offset": offset, "frame": frame, **law})
         return rows, stretch
 
-    def _rows_along(self, held, h, signal, use, a, c, pa, e, dist, frame, shift):
-        """The frames (first axis: the line through the points, or the joint's direction) and
-        the shifts of the rows other than fixed points, in place (c: _record)."""
-        along, line, code = c["along"], c["line"], c["code"]
-        normals = c["directions"].copy()
-        normals[line] = e[along[line]] / dist[along[line], None]
-        frame[along] = frames_from_normals(normals)
-        if RIGID_LINK in self._present:
-            links = np.flatnonzero(code == RIGID_LINK)
-            shift[links, 0] = (dist[links] - self.L0[use[links]]) / h
+    def _shift_given(self, held, h, signal, use, a, code, pa, e, shift):
+        """The shifts of the rows along a given direction, in place: a fixed direction's drift
+        correction, a prescribed motion's target velocity (the others' come with the rows:
+        joint_rows)."""
         if FIX_DIRECTION in self._present:
             for k in np.flatnonzero(code == FIX_DIRECTION):
                 j = use[k]
@@ -199,7 +188,7 @@ class Joints(Element):
         the same (a mechanism's on one rank, step after step)."""
         key = None if types is None else tuple(types)
         got = self._chosen.get(key)
-        if got is not None and np.array_equal(got[0], gid):
+        if got is not None and same(got[0], gid):
             return got[1]
         ends = lookup(gid, self._ends)
         ia, ib = ends[:len(self)], ends[len(self):]
@@ -211,27 +200,33 @@ class Joints(Element):
     def _record(self, use, a, b):
         """What the rows of the joints `use`, of bodies a and b (held indices), take from
         that choice alone, shared by the steps (read only; the columns are copied into each
-        step's rows): the columns of bodies, keys and origin; the joints' codes, which rows
-        hold points (and whether all or any do), the rows along a line or a direction and
-        their directions, the springs' rows, forces, rest lengths and names."""
+        step's rows): the columns of bodies, keys and origin, and the zero ones; the joints'
+        codes, the rows' forms (joint_rows), directions and links' lengths, whether any
+        row's shift is given in Python (fix_direction, prescribe), the bilateral rows'
+        equalities, the springs' rows, forces, rest lengths and names, and every row's
+        joint's name."""
         n = len(use)
         code = self.code[use]
-        point = code == FIX_POINT
-        along = np.flatnonzero(code != FIX_POINT)
         springs = np.flatnonzero(code == SPRING) if SPRING in self._present \
             else np.zeros(0, np.int64)
         sj = use[springs]
-        c = {"columns": {"a": a, "b": b, "obstacle": np.full(n, -1), "k1": self.a[use],
-                         "k2": NAMESPACES[JOINT].key(use),
-                         "origin": np.full(n, JOINT, np.int8)},
-             "code": code, "point": point, "points_only": bool(point.all()),
-             "points": bool(point.any()), "along": along,
-             "line": (code[along] == RIGID_LINK) | (code[along] == SPRING),
-             "directions": self.direction[use[along]], "springs": springs,
+        # every column but those made each step (the points, frames and the laws'), of its
+        # table's dtype
+        columns = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
+                               k2=NAMESPACES[JOINT].key(use),
+                               origin=np.full(n, JOINT, np.int8)).columns()
+        for f in ("point", "offset", "frame", "kind", "param"):
+            del columns[f]
+        c = {"columns": columns,
+             "code": code, "form": FORMS[code], "directions": self.direction[use],
+             "rest_rows": np.where(code == RIGID_LINK, self.L0[use], 0.0),
+             "given": bool(np.isin(code, (FIX_DIRECTION, PRESCRIBE)).any()),
+             "equalities": np.where(code == FIX_POINT, 3, 1), "springs": springs,
              "forces": [self.specs[j]["force"] for j in sj], "rest": self.L0[sj],
-             "names": [f"joint {self.names[j]!r}" for j in sj]}
-        for array in (use, *c["columns"].values(), code, point, along, c["line"],
-                      c["directions"], springs, c["rest"]):
+             "names": [f"joint {self.names[j]!r}" for j in sj],
+             "labels": [f"joint {self.names[j]!r}" for j in use]}
+        for array in (use, *c["columns"].values(), code, c["form"], c["directions"],
+                      c["rest_rows"], c["equalities"], springs, c["rest"]):
             array.flags.writeable = False
         return c
 

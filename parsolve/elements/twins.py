@@ -2,7 +2,10 @@
 rows; tests/test_joints.py holds them equal, bit for bit."""
 import numpy as np
 
+from ..contact.twins import frames_from_normals
 from ..dynamics.rotation import quat_to_matrix
+
+POINT, DIRECTION, LINE, LINK = range(4)     # the joint rows' forms (joints.py: FORMS)
 
 
 def joint_points(x, q, v, w, a, b, use, pa, pb):
@@ -26,3 +29,25 @@ def joint_points(x, q, v, w, a, b, use, pa, pb):
         far[two] = np.maximum(far[two], np.linalg.norm(point[two] - x[bb], axis=1))
     e = point - other
     return point, other - point, e, np.linalg.norm(e, axis=1), va - vb, far
+
+
+def joint_rows(x, q, v, w, a, b, use, pa, pb, form, direction, rest, h):
+    """joint_points' geometry, then each row's local frame and free-term shift by its form
+    (form, direction and rest per row): POINT the identity and e / h; DIRECTION the frame of
+    the given direction; LINE that of the line through the points, e / |e|; LINK the line's,
+    with (|e| - rest) / h along it; no shift but a point's or a link's (the caller adds the
+    others'). Returns (point, offset, e, dist, far, frame, shift, rate), rate the points'
+    relative velocity along the frame's first axis (a spring's stretch rate)."""
+    point, offset, e, dist, dv, far = joint_points(x, q, v, w, a, b, use, pa, pb)
+    n = len(use)
+    frame = np.repeat(np.eye(3)[None], n, axis=0)
+    shift = np.zeros((n, 3))
+    at = form == POINT
+    shift[at] = e[at] / h
+    normals = np.array(direction, float)
+    line = form >= LINE
+    normals[line] = e[line] / dist[line, None]
+    frame[~at] = frames_from_normals(normals[~at])
+    link = form == LINK
+    shift[link, 0] = (dist[link] - rest[link]) / h
+    return point, offset, e, dist, far, frame, shift, np.einsum("ni,ni->n", dv, frame[:, 0])

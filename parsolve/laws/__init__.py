@@ -25,8 +25,14 @@ assert tuple(law.KIND for law in LAWS) == tuple(range(len(KINDS)))
 def _groups(kind):
     """(law, rows) for each law present among the rows of `kind`."""
     kind = np.asarray(kind)
-    if not len(kind):
+    n = len(kind)
+    if not n:
         return []
+    if n <= 64:                      # few rows (a mechanism's, every step): read in Python
+        kinds = kind.tolist()
+        if kinds.count(kinds[0]) == n:
+            return [(LAWS[kinds[0]], slice(None))]
+        return [(LAWS[k], np.flatnonzero(kind == k)) for k in sorted(set(kinds))]
     if (kind == kind[0]).all():                         # one law: all rows, no copy
         return [(LAWS[int(kind[0])], slice(None))]
     present = np.flatnonzero(np.bincount(kind.astype(np.intp), minlength=len(LAWS)))

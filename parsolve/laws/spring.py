@@ -34,8 +34,9 @@ def linearise(force, d, U0, h, what):
     """(a, g) of the rows whose springs have force(d, d') (one callable per row), at the
     mid-step stretch d and the start rate U0; the callables' failures name `what[k]`."""
     a, g = np.empty(len(d)), np.empty(len(d))
-    for k, (f, dk, u) in enumerate(zip(force, d, U0)):
-        s = dk
+    # Python floats (the same doubles as numpy's scalars, a tenth of their cost in the
+    # user's function's arithmetic)
+    for k, (f, s, u) in enumerate(zip(force, d.tolist(), U0.tolist())):
         eps_d = 1e-6 * max(abs(s), 1e-9)
         eps_v = 1e-6 * max(abs(u), 1e-9)
         try:

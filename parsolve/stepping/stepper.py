@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dynamics, elements, laws
 from ..assembly import LocalDynamics
+from ..assembly.operators import reaction_work
 from ..contact import detect
 from ..contact.broadphase import Skin
 from ..contact.periodic import Period
@@ -275,8 +276,7 @@ class Stepper:
         dynamics.half_step(b, h, upto=len(b))
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         U_after = ld.velocity_after(b)
-        contact_work = 0.5 * np.einsum("ki,ki->k", contacts.R, ld.U_before + U_after) \
-            if len(contacts) else np.zeros(0)
+        contact_work = reaction_work(contacts.R, ld.U_before, U_after)
         for e in self.elements:                       # their rows' state after the step
             e.update(contacts, ld.U_before, U_after, h, report.converged)
         happened = {e.NAME: self._occurred(e, e.events()) for e in self._eventful()}
@@ -386,7 +386,7 @@ class Stepper:
             mine = np.flatnonzero(owner == self.comm.rank)
             rows, cells = rows.take(mine), cells[mine]
         order, colours = self.levels.order(cells, rows.k1, rows.k2)
-        if (order[1:] > order[:-1]).all():       # in sweep order already (no row, one row)
+        if len(order) < 2 or (order[1:] > order[:-1]).all():     # in sweep order already
             return rows, colours, cells
         return rows.take(order), colours, cells[order]
 

@@ -19,7 +19,7 @@ then key; parallel/colouring.py). Neither depends on the partition.
 """
 import numpy as np
 
-from .table import Table
+from .table import Table, same
 
 PARAMS = 4          # per-row law parameters (Coulomb: mu, e)
 STATES = 4          # per-row law state
@@ -49,8 +49,7 @@ class Interactions(Table):
         key)."""
         if previous is None or len(previous) == 0 or len(self) == 0:
             return 0
-        if len(previous) == len(self) and np.array_equal(previous.k1, self.k1) \
-                and np.array_equal(previous.k2, self.k2):     # the same rows (a mechanism)
+        if same(previous.k1, self.k1) and same(previous.k2, self.k2):   # the same rows
             self.R[:] = previous.R
             self.state[:] = previous.state
             return len(self)
@@ -59,8 +58,8 @@ class Interactions(Table):
         src = np.concatenate([np.zeros(len(previous), bool), np.ones(len(self), bool)])
         idx = np.concatenate([np.arange(len(previous)), np.arange(len(self))])
         o = np.lexsort((src, k2, k1))
-        same = (k1[o][1:] == k1[o][:-1]) & (k2[o][1:] == k2[o][:-1])
-        hit = same & ~src[o][:-1] & src[o][1:]
+        equal = (k1[o][1:] == k1[o][:-1]) & (k2[o][1:] == k2[o][:-1])
+        hit = equal & ~src[o][:-1] & src[o][1:]
         old, new = idx[o][:-1][hit], idx[o][1:][hit]
         self.R[new] = previous.R[old]
         self.state[new] = previous.state[old]
