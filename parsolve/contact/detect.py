@@ -21,6 +21,8 @@ def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None, sk
     rolling_tables: (mu_r, mu_s) per pair of materials (SurfaceMaterials.rolling_tables), or
     None: the rolling rows of the contacts whose pair has either. skin: a broadphase.Skin
     that keeps the candidate pairs over steps (the same pairs), or None."""
+    if len(bodies) < 2 and not len(obstacles):     # no pair, no obstacle: nothing to meet
+        return Interactions.empty()
     parts = []
     extents = lambda rows: shapes.extents(bodies, rows)     # noqa: E731
     pairs = candidate_pairs(bodies.x, bodies.radius, margin, extents) if skin is None else \

@@ -7,7 +7,7 @@ KINDS, COMMANDS and FINGERPRINT below, and, if its rows need keys of their own, 
 tables/keys.py.
 """
 from . import bonds, connectors, drivers, joints, kinematic
-from .base import Element, Found
+from .base import Element, Found, stages
 
 # the run-time kinds, in the order the stepper calls their hooks within a stage (time loads
 # before kinematic bodies: a driven body's free velocity replaces what loads gave it)
@@ -27,4 +27,4 @@ def make(model):
     return [kind.from_model(model) for kind in KINDS]
 
 
-__all__ = ["Element", "Found", "KINDS", "COMMANDS", "FINGERPRINT", "make"]
+__all__ = ["Element", "Found", "KINDS", "COMMANDS", "FINGERPRINT", "make", "stages"]

@@ -162,3 +162,15 @@ def lookup(gid, wanted):
     found = (len(gid) > 0) & (wanted >= 0)
     found = found & (gid[order][pos] == wanted) if len(gid) else np.zeros(len(wanted), bool)
     return np.where(found, order[pos] if len(gid) else -1, -1)
+
+
+# the hooks of a step the stepper calls on the elements that write them
+STAGES = ("start", "obstacles", "keep", "prepare", "drive", "wall", "update", "work")
+
+
+def stages(elements):
+    """{hook: the elements, in order, whose class writes that hook of STAGES}: the others'
+    default does nothing, so a step calls only these (a mechanism's joints take part in
+    none of them)."""
+    return {hook: [e for e in elements if getattr(type(e), hook) is not getattr(Element, hook)]
+            for hook in STAGES}

@@ -158,6 +158,8 @@ class Stepper:
         reach = Reach(self.levels, self.margin, linked, period)
         # an element without specs nor rows does nothing (bonds found later have specs)
         self.elements = [e for e in self.elements if len(e) or len(e.specs)]
+        self._stages = elements.stages(self.elements)      # who takes part in each hook
+        self._rheonomic = any(e.RHEONOMIC for e in self.elements)
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
         hi = self.comm.allreduce_array(local.x.max(axis=0) if len(local) else
@@ -218,7 +220,7 @@ class Stepper:
         owned = dom.migrate(self.owned)
         b = dom.with_ghosts(owned)
         previous = dom.share_contacts(self.contacts)
-        for e in self.elements:                     # driven bodies: v(t) from their signals
+        for e in self._stages["start"]:             # driven bodies: v(t) from their signals
             e.start(b, self.time)
         start = b.x.copy()                            # the held bodies' (the guards)
         x0, w0 = start[:b.n_owned], b.w[:b.n_owned].copy()
@@ -236,14 +238,14 @@ class Stepper:
         contacts = self._keep(contacts, b)            # no row between two driven sides
         contacts, colours, cells = self._own(contacts, b)      # stored in sweep order
         contacts.warm_start(previous)
-        for e in self.elements:                       # the laws' parameters from the state
+        for e in self._stages["prepare"]:             # the laws' parameters from the state
             with self.comm.collective() if e.calls_user else contextlib.nullcontext():
                 e.prepare(contacts, b, self.time, h)
         laws.link(contacts)                           # rows that read a partner's reaction
         t2 = clock()
         v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
         inv_mass = 1.0 / b.mass
-        for e in self.elements:                       # loads of time, driven bodies
+        for e in self._stages["drive"]:               # loads of time, driven bodies
             e.drive(b, self.time, h, v_free, w_free, Jinv, inv_mass)
         wall = (self._wall(contacts, self.time),       # rheonomic rows
                 self._wall(contacts, self.time + h))
@@ -277,7 +279,7 @@ class Stepper:
         # the reactions' work R . (U(t) + U(t+h)) / 2: minus the energy the contacts dissipate
         U_after = ld.velocity_after(b)
         contact_work = reaction_work(contacts.R, ld.U_before, U_after)
-        for e in self.elements:                       # their rows' state after the step
+        for e in self._stages["update"]:              # their rows' state after the step
             e.update(contacts, ld.U_before, U_after, h, report.converged)
         happened = {e.NAME: self._occurred(e, e.events()) for e in self._eventful()}
         projected = (0, 0.0, 0.0)
@@ -308,14 +310,14 @@ class Stepper:
         self.phase["migrate"] += t_mig - t0
         self.phase["communication"] += comm_time
         signed = [dynamics.loads_work(o, x0, w0, h), -contact_work]     # constant loads' work
-        for e in self.elements:                       # the work of loads given in time
+        for e in self._stages["work"]:                # the work of loads given in time
             work = e.work(o, x0, w0, self.time - 0.5 * h, h)
             if work is not None:
                 signed[0] = signed[0] + work
         if self.period:                # centres back into the period; the jump of -m g.x
             o.x += wrap                # counts as the loads' work (the balance holds)
             signed[0] = signed[0] - o.mass * (wrap @ self.model.gravity)
-        if any(e.RHEONOMIC for e in self.elements):   # moving sides' work
+        if self._rheonomic:                           # moving sides' work
             signed.append(np.zeros(0) if wall[0] is None else
                           0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
         ke, pe, work, dissipated, *driven = self.energies(*signed)
@@ -411,19 +413,19 @@ class Stepper:
     def _obstacles(self, t):
         """The obstacles where the elements place them at time t."""
         obstacles = self.model.obstacles
-        for e in self.elements:
+        for e in self._stages["obstacles"]:
             obstacles = e.obstacles(obstacles, t)
         return obstacles
 
     def _wall(self, rows, t):
         """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
-        walls = [w for w in (e.wall(rows, t) for e in self.elements) if w is not None]
+        walls = [w for w in (e.wall(rows, t) for e in self._stages["wall"]) if w is not None]
         return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
 
     def _keep(self, rows, b):
         """rows without those the elements drop (between two driven sides: nothing there
         can move, so their W would be zero)."""
-        keep = [k for k in (e.keep(rows, b) for e in self.elements) if k is not None]
+        keep = [k for k in (e.keep(rows, b) for e in self._stages["keep"]) if k is not None]
         if not keep:
             return rows
         return rows.take(np.flatnonzero(np.logical_and.reduce(keep)))
