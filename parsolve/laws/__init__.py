@@ -75,8 +75,12 @@ def solve_params(kind, param):
 
 def free_term(rows, U_before, t, h):
     """B's shift (n, 3) of every row, from its law: impacts, gaps, targets, drift."""
+    groups = _groups(rows.kind)
+    if len(groups) == 1:                              # one law: its shift is all there is
+        law, _ = groups[0]
+        return np.ascontiguousarray(law.free_term(rows, U_before, t, h), float)
     shift = np.zeros((len(rows), 3))
-    for law, idx in _groups(rows.kind):
+    for law, idx in groups:
         shift[idx] = law.free_term(rows if isinstance(idx, slice) else rows.take(idx),
                                    U_before[idx], t, h)
     return shift

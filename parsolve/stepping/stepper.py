@@ -419,6 +419,8 @@ class Stepper:
 
     def _wall(self, rows, t):
         """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
+        if not self._stages["wall"]:                  # no element moves a side
+            return None
         walls = [w for w in (e.wall(rows, t) for e in self._stages["wall"]) if w is not None]
         return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
 
