@@ -58,62 +58,21 @@ cdef inline double norm3(const double* r) noexcept nogil:
     return sqrt((r[0] * r[0] + r[1] * r[1]) + r[2] * r[2])
 
 
-def joint_points(const double[:, :] x, const double[:, :] q, const double[:, :] v,
-                 const double[:, :] w, const index_t[::1] a, const index_t[::1] b,
-                 const index_t[::1] use, const double[:, ::1] pa, const double[:, ::1] pb):
-    """The world geometry of the joint rows `use` at the held bodies' state (x, q, v, w):
-    a, b the rows' bodies (b = -1: the world), pa A's points in A's frame, pb B's in B's frame
-    or world points (every joint's: indexed by `use`). Returns (point, offset, e, dist, dv,
-    far): A's point, B's minus A's, e = A's minus B's and its length, the points' relative
-    velocity (A's minus B's, from v + w x r), and the larger distance from the point to a
-    body's centre."""
-    cdef index_t n = use.shape[0], k, i, ka, kb, j
-    point_, offset_, e_, dv_ = (np.empty((n, 3)) for _ in range(4))
-    dist_, far_ = np.empty(n), np.empty(n)
-    cdef double[:, ::1] point = point_, offset = offset_, e = e_, dv = dv_
-    cdef double[::1] dist = dist_, far = far_
-    cdef double pw[3]
-    cdef double ow[3]
-    cdef double r[3]
-    cdef double va[3]
-    cdef double vb[3]
-    cdef double fa, fb
-    with nogil:
-        for k in range(n):
-            ka, kb, j = a[k], b[k], use[k]
-            body_point(x, q, v, w, ka, pa, j, pw, r, va)
-            fa = norm3(r)
-            if kb >= 0:
-                body_point(x, q, v, w, kb, pb, j, ow, r, vb)
-                for i in range(3):
-                    r[i] = pw[i] - x[kb, i]
-                fb = norm3(r)
-                if not (fa >= fb or fa != fa):
-                    fa = fb
-            else:
-                ow[0], ow[1], ow[2] = pb[j, 0], pb[j, 1], pb[j, 2]
-                vb[0] = vb[1] = vb[2] = 0.0
-            for i in range(3):
-                point[k, i] = pw[i]
-                offset[k, i] = ow[i] - pw[i]
-                e[k, i] = pw[i] - ow[i]
-                dv[k, i] = va[i] - vb[i]
-            dist[k] = norm3(&e[k, 0])
-            far[k] = fa
-    return point_, offset_, e_, dist_, dv_, far_
-
-
 def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
                const double[:, :] w, const index_t[::1] a, const index_t[::1] b,
                const index_t[::1] use, const double[:, ::1] pa, const double[:, ::1] pb,
                const index_t[::1] form, const double[:, ::1] direction,
                const double[::1] rest, double h):
-    """joint_points' geometry, then each row's local frame and free-term shift by its form
-    (form, direction and rest per row): POINT the identity and e / h; DIRECTION the frame of
-    the given direction; LINE that of the line through the points, e / |e|; LINK the line's,
-    with (|e| - rest) / h along it; no shift but a point's or a link's (the caller adds the
-    others'). Returns (point, offset, e, dist, far, frame, shift, rate), rate the points'
-    relative velocity along the frame's first axis (a spring's stretch rate)."""
+    """The joint rows `use` at the held bodies' state (x, q, v, w): a, b the rows' bodies
+    (b = -1: the world), pa A's points in A's frame, pb B's in B's frame or world points
+    (every joint's: indexed by `use`); each row's form, direction and rest length. Returns
+    (point, offset, e, dist, far, frame, shift, rate): A's point, B's minus A's, e = A's minus
+    B's and its length, the larger distance from the point to a body's centre; the row's
+    local frame and free-term shift by its form: POINT the identity and e / h; DIRECTION the
+    frame of the given direction; LINE that of the line through the points, e / |e|; LINK
+    the line's, with (|e| - rest) / h along it (no shift but a point's or a link's: the
+    caller adds the others'); and rate, the points' relative velocity (from v + w x r) along
+    the frame's first axis (a spring's stretch rate)."""
     cdef index_t n = use.shape[0], k, i, ka, kb, j
     point_, offset_, e_, dv_, shift_ = (np.empty((n, 3)) for _ in range(5))
     dist_, far_, rate_ = np.empty(n), np.empty(n), np.empty(n)

@@ -8,7 +8,7 @@ from ..dynamics.rotation import quat_to_matrix
 POINT, DIRECTION, LINE, LINK = range(4)     # the joint rows' forms (joints.py: FORMS)
 
 
-def joint_points(x, q, v, w, a, b, use, pa, pb):
+def _points(x, q, v, w, a, b, use, pa, pb):
     """The world geometry of the joint rows `use` at the held bodies' state (x, q, v, w):
     a, b the rows' bodies (b = -1: the world), pa A's points in A's frame, pb B's in B's frame
     or world points (every joint's: indexed by `use`). Returns (point, offset, e, dist, dv,
@@ -32,13 +32,10 @@ def joint_points(x, q, v, w, a, b, use, pa, pb):
 
 
 def joint_rows(x, q, v, w, a, b, use, pa, pb, form, direction, rest, h):
-    """joint_points' geometry, then each row's local frame and free-term shift by its form
-    (form, direction and rest per row): POINT the identity and e / h; DIRECTION the frame of
-    the given direction; LINE that of the line through the points, e / |e|; LINK the line's,
-    with (|e| - rest) / h along it; no shift but a point's or a link's (the caller adds the
-    others'). Returns (point, offset, e, dist, far, frame, shift, rate), rate the points'
-    relative velocity along the frame's first axis (a spring's stretch rate)."""
-    point, offset, e, dist, dv, far = joint_points(x, q, v, w, a, b, use, pa, pb)
+    """The twin of kernels/joints.pyx's joint_rows (its docstring says what each output is):
+    the rows' geometry (_points), then their frames, shifts and rates by their forms, numpy
+    over all rows."""
+    point, offset, e, dist, dv, far = _points(x, q, v, w, a, b, use, pa, pb)
     n = len(use)
     frame = np.repeat(np.eye(3)[None], n, axis=0)
     shift = np.zeros((n, 3))
