@@ -484,3 +484,18 @@ def test_no_rows_local_dynamics_are_the_assembled_ones(walls):
             assert f is v or f == v, k
     assert fast.rows[0].tolist() == full.rows[0].tolist() == [0]
     assert fast.velocity_after(b).shape == (0, 3)
+
+
+def test_the_tables_few_rows_shortcuts_answer_as_numpy():
+    """tables.table's same and in_order (Python lists for a few rows, numpy beyond 64) give
+    np.array_equal's and the identity test's answers at every length, either side of 64."""
+    from parsolve.tables.table import in_order, same
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 5, 63, 64, 65, 1000):
+        a = rng.integers(-3, 3, n)
+        for b in (a.copy(), a[::-1].copy(), a[:-1].copy() if n else a.copy(),
+                  np.where(rng.random(n) < 0.02, a + 1, a)):
+            assert same(a, b) == np.array_equal(a, b)
+        for p in (np.arange(n), rng.permutation(n), np.roll(np.arange(n), 1)):
+            assert in_order(p) == bool((p == np.arange(n)).all())

@@ -17,6 +17,7 @@ import sys
 import numpy as np
 
 from ..platform import libm
+from ..tables.table import same
 
 _NEIGHBOURS = np.array([(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
                         for dz in (-1, 0, 1)], dtype=np.int64)
@@ -66,15 +67,16 @@ class Skin:
 
     def pairs(self, x, radius, gid, margin, extents=None):
         """candidate_pairs(x, radius, margin, extents) of the bodies of ids gid."""
-        if (margin != self.margin or not self.skin > 0.0 or len(x) < 2
-                or radius.max() > LEVEL_RATIO * radius.min()):
+        if margin != self.margin or not self.skin > 0.0 or len(x) < 2:
             return candidate_pairs(x, radius, margin, extents)
         x = np.ascontiguousarray(x, float)
         radius = np.ascontiguousarray(radius, float)
-        if self._kept(x, gid):
+        if self._kept(x, gid):                  # the bodies it was built for: one grid
             self._used += 1
             self.reuses += 1
             return _kernel.near_pairs(x, radius, float(margin), *self._pairs)
+        if radius.max() > LEVEL_RATIO * radius.min():
+            return candidate_pairs(x, radius, margin, extents)
         if self._pairs is not None:             # the last pairs are done: were they kept?
             self._wait = 0 if self._used else min(max(1, 2 * self._wait), 64)
             self._left, self._pairs = self._wait, None
@@ -90,7 +92,7 @@ class Skin:
 
     def _kept(self, x, gid):
         """Whether the pairs found last hold: the same bodies, none moved half the skin."""
-        if self._pairs is None or not np.array_equal(gid, self._gid):
+        if self._pairs is None or not same(gid, self._gid):
             return False
         d = x - self._x0
         return float(np.einsum("ij,ij->i", d, d).max()) <= (0.5 * self.skin) ** 2 * (1 - 1e-9)

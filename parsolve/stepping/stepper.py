@@ -34,6 +34,7 @@ from ..solvers import GaussSeidel, Problem
 from ..solvers.residual import residual_from_parts
 from ..tables.checks import positive
 from ..tables.interactions import Interactions
+from ..tables.table import in_order
 from . import guards
 from .projection import Projection
 
@@ -388,7 +389,7 @@ class Stepper:
             mine = np.flatnonzero(owner == self.comm.rank)
             rows, cells = rows.take(mine), cells[mine]
         order, colours = self.levels.order(cells, rows.k1, rows.k2)
-        if len(order) < 2 or (order[1:] > order[:-1]).all():     # in sweep order already
+        if in_order(order):                      # in sweep order already: nothing to move
             return rows, colours, cells
         return rows.take(order), colours, cells[order]
 

@@ -95,6 +95,15 @@ def same(a, b):
     return bool((a == b).all())
 
 
+def in_order(permutation):
+    """Whether a permutation of 0..n-1 is the identity (rows already in the order it would
+    put them in: a mechanism's, whose rows come in their key order, every step)."""
+    n = len(permutation)
+    if n <= 64:
+        return permutation.tolist() == list(range(n))
+    return bool((permutation == np.arange(n)).all())
+
+
 def rows_of(column, index):
     """column[index] for an integer index: by np.take for a column of several dimensions (a
     row copied at once, 4 to 5 times faster than fancy indexing), by fancy indexing for one
