@@ -12,9 +12,9 @@ import numpy as np
 from .._kernels import compiled
 from . import twins
 from ..tables.keys import POINT
+from .geometry import JACOBIANS
 
 assert POINT == 0                     # incidences: no row of another geometry is geometry.any()
-from .geometry import JACOBIANS
 
 _modules = compiled("assembly")
 _kernel = _modules[0] if _modules is not None else twins

@@ -39,8 +39,8 @@ from ..errors import InputError, everywhere
 from ..laws import bilateral, spring
 from ..tables.checks import body_id, finite, positive, unit
 from ..tables.interactions import Interactions
-from ..tables.table import same
 from ..tables.keys import JOINT, NAMESPACES
+from ..tables.table import same
 from . import twins
 from .base import Element, lookup
 from .signals import Signal
@@ -160,7 +160,7 @@ class Joints(Element):
                 for column in law:
                     law[column][springs] = pull[column]
         # how far the rows' bodies are from their points (the cells hold them within half one)
-        worst = int(far.argmax()) if n > 1 else 0
+        worst = int(far.argmax())
         stretch = (float(far[worst]), c["labels"][worst])
         rows = Interactions.of({**{f: v.copy() for f, v in c["columns"].items()},
                                 "point": pa, "offset": offset, "frame": frame, **law})
@@ -210,6 +210,7 @@ class Joints(Element):
         springs = np.flatnonzero(code == SPRING) if SPRING in self._present \
             else np.zeros(0, np.int64)
         sj = use[springs]
+        labels = [f"joint {self.names[j]!r}" for j in use]
         # every column but those made each step (the points, frames and the laws'), of its
         # table's dtype
         columns = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
@@ -223,8 +224,7 @@ class Joints(Element):
              "given": bool(np.isin(code, (FIX_DIRECTION, PRESCRIBE)).any()),
              "equalities": np.where(code == FIX_POINT, 3, 1), "springs": springs,
              "forces": [self.specs[j]["force"] for j in sj], "rest": self.L0[sj],
-             "names": [f"joint {self.names[j]!r}" for j in sj],
-             "labels": [f"joint {self.names[j]!r}" for j in use]}
+             "names": [labels[k] for k in springs], "labels": labels}
         for array in (use, *c["columns"].values(), code, c["form"], c["directions"],
                       c["rest_rows"], c["equalities"], springs, c["rest"]):
             array.flags.writeable = False

@@ -14,6 +14,7 @@ pointer).
 """
 import numpy as np
 
+from ..tables.table import FEW_ROWS
 from . import bilateral, bond, connector, coulomb, rolling, spring
 from .codes import KINDS, METHODS, OUTCOMES
 
@@ -28,7 +29,7 @@ def _groups(kind):
     n = len(kind)
     if not n:
         return []
-    if n <= 64:                      # few rows (a mechanism's, every step): read in Python
+    if n <= FEW_ROWS:                             # a few rows: read in Python
         kinds = kind.tolist()
         if kinds.count(kinds[0]) == n:
             return [(LAWS[kinds[0]], slice(None))]

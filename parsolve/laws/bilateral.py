@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..tables.interactions import PARAMS
+from ..tables.table import FEW_ROWS
 from .codes import KINDS, OUTCOMES, STATUS
 from .linalg import solve3
 
@@ -26,7 +27,7 @@ def rows(components, shift=0.0):
     and free-term shift `shift` (n, 3), local frame: a drift correction e / h, a prescribed
     motion's -velo(t + h)."""
     m = np.asarray(components, float)
-    if len(m) <= 64:                      # few rows (a mechanism's, every step): in Python
+    if len(m) <= FEW_ROWS:                # a few rows: in Python
         bad = [v for v in m.tolist() if v not in (1.0, 2.0, 3.0)]
     else:                                 # three comparisons: np.isin costs more
         bad = m[(m != 1) & (m != 2) & (m != 3)][:1].tolist()

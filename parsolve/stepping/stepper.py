@@ -320,7 +320,7 @@ class Stepper:
             signed[0] = signed[0] - o.mass * (wrap @ self.model.gravity)
         if self._rheonomic:                           # moving sides' work
             signed.append(np.zeros(0) if wall[0] is None else
-                          0.5 * np.einsum("ki,ki->k", contacts.R, wall[0] + wall[1]))
+                          reaction_work(contacts.R, wall[0], wall[1]))
         ke, pe, work, dissipated, *driven = self.energies(*signed)
         work += sum(driven)
         e = self.energy
@@ -420,8 +420,6 @@ class Stepper:
 
     def _wall(self, rows, t):
         """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
-        if not self._stages["wall"]:                  # no element moves a side
-            return None
         walls = [w for w in (e.wall(rows, t) for e in self._stages["wall"]) if w is not None]
         return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
 

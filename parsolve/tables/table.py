@@ -85,12 +85,17 @@ class Table:
         return _ROW_BYTES[key]
 
 
+# up to this many rows (a mechanism's, every step) a column is read as a Python list: a tenth
+# of numpy's cost per call where the call, not the data, is the cost
+FEW_ROWS = 64
+
+
 def same(a, b):
-    """Whether the 1-D arrays a and b hold the same values (np.array_equal; for a few rows,
-    a mechanism's every step, by their lists: a tenth of the cost)."""
+    """Whether the 1-D arrays a and b hold the same values (np.array_equal; for FEW_ROWS
+    rows or fewer by their lists)."""
     if len(a) != len(b):
         return False
-    if len(a) <= 64:
+    if len(a) <= FEW_ROWS:
         return a.tolist() == b.tolist()
     return bool((a == b).all())
 
@@ -99,7 +104,7 @@ def in_order(permutation):
     """Whether a permutation of 0..n-1 is the identity (rows already in the order it would
     put them in: a mechanism's, whose rows come in their key order, every step)."""
     n = len(permutation)
-    if n <= 64:
+    if n <= FEW_ROWS:
         return permutation.tolist() == list(range(n))
     return bool((permutation == np.arange(n)).all())
 
