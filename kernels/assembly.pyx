@@ -57,20 +57,50 @@ def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:,
     return con_arr, body_arr, H_arr, ptr_arr
 
 
+cdef void _inverse_mass_HT(const index_t[::1] body, const double[:, :, ::1] H,
+                           const double[::1] inv_mass, const double[:, :, ::1] Jinv,
+                           double[:, :, ::1] K) noexcept nogil:
+    cdef index_t m = H.shape[0], e, i, k, j
+    for e in range(m):
+        j = body[e]
+        for i in range(3):
+            for k in range(3):
+                K[e, i, k] = H[e, k, i] * inv_mass[j]
+                K[e, 3 + i, k] = (Jinv[j, i, 0] * H[e, k, 3] + Jinv[j, i, 2] * H[e, k, 5]) \
+                    + Jinv[j, i, 1] * H[e, k, 4]
+
+
+cdef void _diagonal_blocks(const index_t[::1] con, const double[:, :, ::1] H,
+                           const double[:, :, ::1] K, double[:, :, ::1] out) noexcept nogil:
+    cdef index_t m = H.shape[0], e, i, j, k
+    cdef double acc
+    for e in range(m):
+        for i in range(3):
+            for j in range(3):
+                acc = H[e, i, 0] * K[e, 0, j]
+                for k in range(1, 6):
+                    acc = acc + H[e, i, k] * K[e, k, j]
+                out[con[e], i, j] += acc
+
+
+cdef void _apply_H(const index_t[::1] con, const index_t[::1] body, const double[:, :, ::1] H,
+                   const double[:, ::1] v, const double[:, ::1] w,
+                   double[:, ::1] U) noexcept nogil:
+    cdef index_t m = H.shape[0], e, i, j
+    cdef double even, odd
+    for e in range(m):
+        j = body[e]
+        for i in range(3):
+            even = (H[e, i, 0] * v[j, 0] + H[e, i, 2] * v[j, 2]) + H[e, i, 4] * w[j, 1]
+            odd = (H[e, i, 1] * v[j, 1] + H[e, i, 3] * w[j, 0]) + H[e, i, 5] * w[j, 2]
+            U[con[e], i] += even + odd
+
+
 def inverse_mass_HT(const index_t[::1] body, const double[:, :, ::1] H,
                     const double[::1] inv_mass, const double[:, :, ::1] Jinv):
     """K_e = M^-1 H_e^T (6 x 3) per incidence: the body velocity change of a unit reaction."""
-    cdef index_t m = H.shape[0], e, i, k, j
-    K_arr = np.empty((m, 6, 3))
-    cdef double[:, :, ::1] K = K_arr
-    with nogil:
-        for e in range(m):
-            j = body[e]
-            for i in range(3):
-                for k in range(3):
-                    K[e, i, k] = H[e, k, i] * inv_mass[j]
-                    K[e, 3 + i, k] = (Jinv[j, i, 0] * H[e, k, 3] + Jinv[j, i, 2] * H[e, k, 5]) \
-                        + Jinv[j, i, 1] * H[e, k, 4]
+    K_arr = np.empty((H.shape[0], 6, 3))
+    _inverse_mass_HT(body, H, inv_mass, Jinv, K_arr)
     return K_arr
 
 
@@ -78,17 +108,7 @@ def diagonal_blocks(const index_t[::1] con, const double[:, :, ::1] H,
                     const double[:, :, ::1] K, index_t nc):
     """W_aa = sum over contact a's incidences of H_e M^-1 H_e^T, (nc, 3, 3)."""
     out_arr = np.zeros((nc, 3, 3))
-    cdef double[:, :, ::1] out = out_arr
-    cdef index_t m = H.shape[0], e, i, j, k
-    cdef double acc
-    with nogil:
-        for e in range(m):
-            for i in range(3):
-                for j in range(3):
-                    acc = H[e, i, 0] * K[e, 0, j]
-                    for k in range(1, 6):
-                        acc = acc + H[e, i, k] * K[e, k, j]
-                    out[con[e], i, j] += acc
+    _diagonal_blocks(con, H, K, out_arr)
     return out_arr
 
 
@@ -96,17 +116,30 @@ def apply_H(const index_t[::1] con, const index_t[::1] body, const double[:, :, 
             const double[:, ::1] v, const double[:, ::1] w, index_t nc):
     """U = H u, per contact, in the local frame."""
     U_arr = np.zeros((nc, 3))
-    cdef double[:, ::1] U = U_arr
-    cdef index_t m = H.shape[0], e, i, j
-    cdef double even, odd
-    with nogil:
-        for e in range(m):
-            j = body[e]
-            for i in range(3):
-                even = (H[e, i, 0] * v[j, 0] + H[e, i, 2] * v[j, 2]) + H[e, i, 4] * w[j, 1]
-                odd = (H[e, i, 1] * v[j, 1] + H[e, i, 3] * w[j, 0]) + H[e, i, 5] * w[j, 2]
-                U[con[e], i] += even + odd
+    _apply_H(con, body, H, v, w, U_arr)
     return U_arr
+
+
+def local_blocks(const index_t[::1] con, const index_t[::1] body, const double[:, :, ::1] H,
+                 const double[::1] inv_mass, const double[:, :, ::1] Jinv,
+                 const double[:, ::1] v_free, const double[:, ::1] w_free,
+                 const double[:, ::1] v, const double[:, ::1] w, index_t nc):
+    """(K, W_aa, H u_free, H u) in one call: inverse_mass_HT, diagonal_blocks and apply_H of
+    the free and the start velocities (the local dynamics' blocks of a step)."""
+    K_arr = np.empty((H.shape[0], 6, 3))
+    W_arr = np.zeros((nc, 3, 3))
+    free_arr = np.zeros((nc, 3))
+    start_arr = np.zeros((nc, 3))
+    cdef double[:, :, ::1] K = K_arr
+    cdef double[:, :, ::1] W = W_arr
+    cdef double[:, ::1] free = free_arr
+    cdef double[:, ::1] start = start_arr
+    with nogil:
+        _inverse_mass_HT(body, H, inv_mass, Jinv, K)
+        _diagonal_blocks(con, H, K, W)
+        _apply_H(con, body, H, v_free, w_free, free)
+        _apply_H(con, body, H, v, w, start)
+    return K_arr, W_arr, free_arr, start_arr
 
 
 def reaction_work(const double[:, ::1] R, const double[:, ::1] U0, const double[:, ::1] U1):

@@ -424,7 +424,8 @@ def test_the_petsc_check_of_the_residual_counts_only_steps_with_rows():
 
 def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     """kernels/assembly.pyx against parsolve/assembly/twins.py on random rows (contacts with a
-    body B or an obstacle, offsets of joints): incidences, K, W's diagonal blocks, U = H u."""
+    body B or an obstacle, offsets of joints): incidences, K, W's diagonal blocks, U = H u,
+    and the four in one call (local_blocks)."""
     from parsolve._kernels import compiled
     from parsolve.assembly import twins
 
@@ -451,6 +452,12 @@ def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     v, w = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
     np.testing.assert_array_equal(kernel.apply_H(con, body, H, v, w, nc),
                                   twins.apply_H(con, body, H, v, w, nc))
+    # the four in one call: the same blocks and velocities as the calls one by one
+    v0, w0 = rng.normal(size=(nb, 3)), rng.normal(size=(nb, 3))
+    fused = kernel.local_blocks(con, body, H, inv_mass, Jinv, v, w, v0, w0, nc)
+    for g, want in zip(fused, twins.local_blocks(con, body, H, inv_mass, Jinv, v, w, v0, w0, nc)):
+        np.testing.assert_array_equal(g.view(np.int64), want.view(np.int64))
+    np.testing.assert_array_equal(fused[3], kernel.apply_H(con, body, H, v0, w0, nc))
     # the reactions' work, signed zeros included (numpy's sum starts from +0)
     for n in (0, 1, 3, nc):
         R, U0, U1 = (rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-8, 8, (n, 3))

@@ -9,8 +9,7 @@ FCLIB export and the global Newton).
 import numpy as np
 
 from .. import laws
-from .operators import (apply_H, apply_HT, block_matvec, delassus, diagonal_blocks, incidences,
-                        inverse_mass_HT)
+from .operators import apply_H, apply_HT, block_matvec, delassus, incidences, local_blocks
 
 
 class LocalDynamics:
@@ -38,21 +37,22 @@ class LocalDynamics:
         self.con, self.body, self.H, self.inc_ptr = incidences(contacts, bodies)
         self.inc_body = self.body
         inv_mass = 1.0 / bodies.mass if inv_mass is None else inv_mass    # 0: kinematic
-        self.K = inverse_mass_HT(self.body, self.H, inv_mass, Jinv)
-        self.Wdiag = diagonal_blocks(self.con, self.H, self.K, nc)
         self._gid = bodies.gid
         self._rows = None
-        # B = H u_free + each row's shift from its law (impacts and closing gaps for contacts,
-        # targets and drift corrections for joints), at the step's time t
+        # K = M^-1 H^T, W's diagonal blocks, B = H u_free + each row's shift from its law
+        # (impacts and closing gaps for contacts, targets and drift corrections for joints),
+        # at the step's time t, and U(t) = H u(t): the relative velocity before the step (the
+        # impact law's U_N^-, and the energy balance's work of the reactions,
+        # R . (U(t) + U(t+h)) / 2)
+        self.K, self.Wdiag, self.B_free, self.U_before = U = local_blocks(
+            self.con, self.body, self.H, inv_mass, Jinv, v_free, w_free, bodies.v, bodies.w,
+            nc)
         # wall: rheonomic rows' obstacle velocities (local frame) at t and t + h, or None:
         # U = H u - w, the velocity relative to a moving obstacle
         self.wall = wall
-        self.B_free = apply_H(self.con, self.body, self.H, v_free, w_free, nc)
         if wall[1] is not None:
             self.B_free -= wall[1]
-        # U(t): the relative velocity before the step (the impact law's U_N^-, and the
-        # energy balance's work of the reactions, R . (U(t) + U(t+h)) / 2)
-        self.U_before = U_before = apply_H(self.con, self.body, self.H, bodies.v, bodies.w, nc)
+        U_before = U[3]
         if wall[0] is not None:
             U_before -= wall[0]
         self.shift = laws.free_term(contacts, U_before, t, h)

@@ -21,6 +21,7 @@ _kernel = _modules[0] if _modules is not None else twins
 apply_H = _kernel.apply_H                    # U = H u, per contact (twins.py says more)
 inverse_mass_HT = _kernel.inverse_mass_HT    # K = M^-1 H^T per incidence
 diagonal_blocks = _kernel.diagonal_blocks    # W_aa
+local_blocks = _kernel.local_blocks          # the three above in one call, H u_free and H u
 reaction_work = _kernel.reaction_work        # R . (U0 + U1) / 2 per row
 
 

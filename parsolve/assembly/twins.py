@@ -46,6 +46,14 @@ def diagonal_blocks(con, H, K, nc):
     return out
 
 
+def local_blocks(con, body, H, inv_mass, Jinv, v_free, w_free, v, w, nc):
+    """(K, W_aa, H u_free, H u) in one call: inverse_mass_HT, diagonal_blocks and apply_H of
+    the free and the start velocities (the local dynamics' blocks of a step)."""
+    K = inverse_mass_HT(body, H, inv_mass, Jinv)
+    return (K, diagonal_blocks(con, H, K, nc), apply_H(con, body, H, v_free, w_free, nc),
+            apply_H(con, body, H, v, w, nc))
+
+
 def reaction_work(R, U0, U1):
     """R . (U0 + U1) / 2 per row: the work of the reactions over a step, from the relative
     velocities at its start and end (or a moving side's work, from its velocities)."""

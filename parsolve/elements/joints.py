@@ -149,14 +149,13 @@ class Joints(Element):
         if c["given"]:                                # fix_direction, prescribe: Python's
             self._shift_given(held, h, signal, use, a, c["code"], pa, e, shift)
         springs = c["springs"]
-        if len(springs) < n:
+        if len(springs) == n:                         # springs alone: their rows are all
+            law = spring.rows(c["forces"], dist - c["rest"], rate, h, c["names"])
+        else:
             law = bilateral.rows(c["equalities"], shift)
-        if len(springs):
-            pull = spring.rows(*spring.linearise(c["forces"], dist[springs] - c["rest"],
-                                                 rate[springs], h, c["names"]))
-            if len(springs) == n:                     # springs alone: their rows are all
-                law = pull
-            else:
+            if len(springs):
+                pull = spring.rows(c["forces"], dist[springs] - c["rest"], rate[springs], h,
+                                   c["names"])
                 for column in law:
                     law[column][springs] = pull[column]
         # how far the rows' bodies are from their points (the cells hold them within half one)

@@ -16,7 +16,7 @@ the user's function). A restoring, damping force has k <= 0 and the local solve
 r_N = (a + g b_N) / (1 - g W_NN) never divides by zero: stable for any stiffness, on any number
 of ranks (no explicit force, no rank-dependent order).
 """
-import math
+from math import isfinite
 
 import numpy as np
 
@@ -30,34 +30,28 @@ SOLVE_PARAMS = 2
 SPRING, FAILED = OUTCOMES.index("spring"), OUTCOMES.index("failed")
 
 
-def linearise(force, d, U0, h, what):
-    """(a, g) of the rows whose springs have force(d, d') (one callable per row), at the
-    mid-step stretch d and the start rate U0; the callables' failures name `what[k]`."""
-    a, g = np.empty(len(d)), np.empty(len(d))
+def rows(force, d, U0, h, what):
+    """The law's columns (kind, param) of the rows whose springs have force(d, d') (one
+    callable per row): p = (a, g) linearised at the mid-step stretch d and the start rate U0;
+    the callables' failures name `what[k]`."""
+    param = np.zeros((len(d), PARAMS))
     # Python floats (the same doubles as numpy's scalars, a tenth of their cost in the
     # user's function's arithmetic)
     for k, (f, s, u) in enumerate(zip(force, d.tolist(), U0.tolist())):
         eps_d = 1e-6 * max(abs(s), 1e-9)
         eps_v = 1e-6 * max(abs(u), 1e-9)
         try:
-            vals = [float(f(s + x, u + y)) for x, y in ((0, 0), (eps_d, 0), (-eps_d, 0),
-                                                      (0, eps_v), (0, -eps_v))]
+            F0, d1, d2, v1, v2 = (float(f(s + 0, u + 0)), float(f(s + eps_d, u + 0)),
+                                  float(f(s - eps_d, u + 0)), float(f(s + 0, u + eps_v)),
+                                  float(f(s + 0, u - eps_v)))
         except Exception as exc:
             raise InputError(f"{what[k]}: its force raised at d = {s:g}: {exc!r}") from None
-        if not all(math.isfinite(v) for v in vals):
-            raise InputError(f"{what[k]}: its force returned {vals[0]} at d = {s:g}, "
-                             f"d' = {u:g}")
-        F0 = vals[0]
-        slope = 0.25 * h * (vals[1] - vals[2]) / (2 * eps_d) \
-            + 0.5 * (vals[3] - vals[4]) / (2 * eps_v)
-        a[k], g[k] = h * (F0 - slope * u), h * slope
-    return a, g
-
-
-def rows(a, g):
-    param = np.zeros((len(a), PARAMS))
-    param[:, 0], param[:, 1] = a, g
-    return {"kind": np.full(len(a), KIND, np.int8), "param": param}
+        if not (isfinite(F0) and isfinite(d1) and isfinite(d2) and isfinite(v1)
+                and isfinite(v2)):
+            raise InputError(f"{what[k]}: its force returned {F0} at d = {s:g}, d' = {u:g}")
+        slope = 0.25 * h * (d1 - d2) / (2 * eps_d) + 0.5 * (v1 - v2) / (2 * eps_v)
+        param[k, 0], param[k, 1] = h * (F0 - slope * u), h * slope
+    return {"kind": np.full(len(d), KIND, np.int8), "param": param}
 
 
 def free_term(rows, U_before, t, h):

@@ -42,7 +42,7 @@ class Table:
         """A table of `columns`, every one of its FIELDS, already of their dtypes and
         contiguous, taken as they are (a maker that builds its rows' columns itself: a
         mechanism's joints, every step)."""
-        return cls.empty()._of(columns)
+        return cls._blank()[0]._of(columns)
 
     def _of(self, columns):
         """A table of this one's type (and its other attributes' defaults) from `columns`,
@@ -61,11 +61,17 @@ class Table:
     def empty(cls):
         """A table of no rows (its zero-length columns shared between such tables: nothing
         can be written into them)."""
+        blank, columns = cls._blank()
+        return blank._of(dict(columns))
+
+    @classmethod
+    def _blank(cls):
+        """(a table of no rows, its columns), made once per table type."""
         made = _EMPTY.get(cls)
         if made is None:
             blank = cls(0)
             made = _EMPTY[cls] = (blank, blank.columns())
-        return made[0]._of(dict(made[1]))
+        return made
 
     @classmethod
     def concat(cls, tables):
