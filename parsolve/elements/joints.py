@@ -38,7 +38,7 @@ from ..dynamics.rotation import exp_map, quat_to_matrix
 from ..errors import InputError, everywhere
 from ..laws import bilateral, spring
 from ..tables.checks import body_id, finite, positive, unit
-from ..tables.interactions import Interactions
+from ..tables.interactions import STATES, Interactions
 from ..tables.keys import JOINT, NAMESPACES
 from ..tables.table import same
 from . import twins
@@ -161,8 +161,11 @@ class Joints(Element):
         # how far the rows' bodies are from their points (the cells hold them within half one)
         worst = int(far.argmax())
         stretch = (float(far[worst]), c["labels"][worst])
-        rows = Interactions.of({**{f: v.copy() for f, v in c["columns"].items()},
-                                "point": pa, "offset": offset, "frame": frame, **law})
+        # the columns a step writes (the reactions, the laws' states) afresh, the others
+        # shared read only
+        rows = Interactions.of({**c["columns"], "R": np.zeros((n, 3)),
+                                "state": np.zeros((n, STATES)), "point": pa,
+                                "offset": offset, "frame": frame, **law})
         return rows, stretch
 
     def _shift_given(self, held, h, signal, use, a, code, pa, e, shift):
@@ -198,8 +201,8 @@ class Joints(Element):
 
     def _record(self, use, a, b):
         """What the rows of the joints `use`, of bodies a and b (held indices), take from
-        that choice alone, shared by the steps (read only; the columns are copied into each
-        step's rows): the columns of bodies, keys and origin, and the zero ones; the joints'
+        that choice alone, shared by the steps (read only, and so are the columns in each
+        step's rows): the columns of bodies, keys, origin, geometry and gap; the joints'
         codes, the rows' forms (joint_rows), directions and links' lengths, whether any
         row's shift is given in Python (fix_direction, prescribe), the bilateral rows'
         equalities, the springs' rows, forces, rest lengths and names, and every row's
@@ -210,12 +213,12 @@ class Joints(Element):
             else np.zeros(0, np.int64)
         sj = use[springs]
         labels = [f"joint {self.names[j]!r}" for j in use]
-        # every column but those made each step (the points, frames and the laws'), of its
-        # table's dtype
+        # every column but those made each step (the points, frames, the laws' and those a
+        # step writes: the reactions and the laws' states), of its table's dtype
         columns = Interactions(n, a=a, b=b, obstacle=np.full(n, -1), k1=self.a[use],
                                k2=NAMESPACES[JOINT].key(use),
                                origin=np.full(n, JOINT, np.int8)).columns()
-        for f in ("point", "offset", "frame", "kind", "param"):
+        for f in ("point", "offset", "frame", "kind", "param", "R", "state"):
             del columns[f]
         c = {"columns": columns,
              "code": code, "form": FORMS[code], "directions": self.direction[use],
