@@ -14,7 +14,7 @@ from . import twins
 from ..tables.keys import POINT
 from .geometry import JACOBIANS
 
-assert POINT == 0                     # incidences: no row of another geometry is geometry.any()
+assert POINT == 0                     # incidences: point rows alone have no nonzero geometry
 
 _modules = compiled("assembly")
 _kernel = _modules[0] if _modules is not None else twins
@@ -31,7 +31,7 @@ def incidences(contacts, bodies):
     made by its maker (geometry.py)."""
     made = _kernel.point_incidences(contacts.a, contacts.b, contacts.point, contacts.offset,
                                     contacts.frame, bodies.x)
-    if not contacts.geometry.any():               # point rows alone (POINT is 0)
+    if not np.count_nonzero(contacts.geometry):   # point rows alone (POINT is 0)
         return made
     con, body, H, _ = made
     geometry = contacts.geometry[con]

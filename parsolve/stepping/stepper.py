@@ -160,6 +160,7 @@ class Stepper:
         # an element without specs nor rows does nothing (bonds found later have specs)
         self.elements = [e for e in self.elements if len(e) or len(e.specs)]
         self._stages = elements.stages(self.elements)      # who takes part in each hook
+        self._events = [e for e in self.elements if e.EVENTS]      # and who has events
         self._rheonomic = any(e.RHEONOMIC for e in self.elements)
         lo = self.comm.allreduce_array(local.x.min(axis=0) if len(local) else
                                        np.full(3, np.inf), "min")
@@ -420,12 +421,16 @@ class Stepper:
 
     def _wall(self, rows, t):
         """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
+        if not self._stages["wall"]:
+            return None
         walls = [w for w in (e.wall(rows, t) for e in self._stages["wall"]) if w is not None]
         return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
 
     def _keep(self, rows, b):
         """rows without those the elements drop (between two driven sides: nothing there
         can move, so their W would be zero)."""
+        if not self._stages["keep"]:
+            return rows
         keep = [k for k in (e.keep(rows, b) for e in self._stages["keep"]) if k is not None]
         if not keep:
             return rows
@@ -467,7 +472,7 @@ class Stepper:
     # -- the elements' events ------------------------------------------------------------------
     def _eventful(self):
         """The elements with events (EVENTS) and specs."""
-        return [e for e in self.elements if e.EVENTS and len(e)]
+        return [e for e in self._events if len(e)]
 
     def _occurred(self, element, events):
         """Collective: every rank's `events` of `element`, gathered in the order of their
