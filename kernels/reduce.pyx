@@ -49,20 +49,26 @@ cdef inline double part(double v, double sign) noexcept nogil:
     return t if (t > 0.0 or t != t) else 0.0
 
 
-def local_signed(const double[:, ::1] values):
-    """(2k,): the exact sums of the positive and of the negative parts of each column of
-    values (n, k), interleaved: local_sums of the table of those parts (the twin's), the
-    table filled in one pass."""
-    cdef Py_ssize_t n = values.shape[0], k = values.shape[1], i, c
-    table = np.empty((n, 2 * k))
+def local_signed(columns):
+    """(2k,): the exact sums of the positive and of the negative parts of each 1-D array of
+    `columns` (k contiguous float arrays of any lengths, the shorter zero-padded), interleaved:
+    local_sums of the table of those parts (the twin's), the table filled in one pass."""
+    cdef Py_ssize_t k = len(columns), n = 0, i, c, m
+    for column in columns:
+        n = max(n, column.shape[0])
+    table = np.zeros((n, 2 * k))
     out = np.empty(2 * k)
     cdef double[:, ::1] t = table
     cdef double[::1] o = out
+    cdef const double[::1] v
+    for c in range(k):
+        v = columns[c]
+        m = v.shape[0]
+        with nogil:
+            for i in range(m):
+                t[i, 2 * c] = part(v[i], 1.0)
+                t[i, 2 * c + 1] = part(v[i], -1.0)
     if k:
         with nogil:
-            for i in range(n):
-                for c in range(k):
-                    t[i, 2 * c] = part(values[i, c], 1.0)
-                    t[i, 2 * c + 1] = part(values[i, c], -1.0)
             local_exact_sums(t, &o[0])
     return out

@@ -129,15 +129,17 @@ def test_signed_sums_equal_the_sums_of_the_split_table_kernel_and_twin():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             want = exact_sums(table)
-            twin = reduce.local_signed(v)
-            got = reduce._kernel.local_signed(np.ascontiguousarray(v))
+            columns = [np.ascontiguousarray(c) for c in v.T]
+            twin = reduce.local_signed(columns)
+            got = reduce._kernel.local_signed(columns)
             whole = reduce.exact_signed_sums(list(v.T))
         for x in (got, twin, whole):
             np.testing.assert_array_equal(x, want)
     a, b = rng.normal(size=7), rng.normal(size=3)
     padded = np.zeros((7, 2))
     padded[:, 0], padded[:3, 1] = a, b
-    np.testing.assert_array_equal(
-        reduce.exact_signed_sums([a, b]),
-        exact_sums(np.stack([np.maximum(padded, 0), np.maximum(-padded, 0)], axis=2)
-                   .reshape(7, 4)))
+    want = exact_sums(np.stack([np.maximum(padded, 0), np.maximum(-padded, 0)], axis=2)
+                      .reshape(7, 4))
+    for got in (reduce.exact_signed_sums([a, b]), reduce.local_signed([a, b]),
+                reduce._kernel.local_signed([a, b])):
+        np.testing.assert_array_equal(got, want)

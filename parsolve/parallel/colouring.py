@@ -139,10 +139,20 @@ class Levels:
             return last[3]
         order, bounds = _kernel.sweep_order(cells, k1, k2, self.ncolours)
         rows = np.arange(len(order))
-        made = order, [rows[bounds[c]:bounds[c + 1]] for c in range(self.ncolours)]
+        made = order, Colours([rows[bounds[c]:bounds[c + 1]] for c in range(self.ncolours)],
+                              rows)
         if len(order) <= FEW_ROWS:
             self._last = (cells.ravel().copy(), k1.copy(), k2.copy(), made)
         return made
+
+
+class Colours(list):
+    """Each colour's rows (a list of int64 arrays) that come in turn: `whole`, their
+    concatenation, is known beforehand."""
+
+    def __init__(self, colours, whole):
+        super().__init__(colours)
+        self.whole = whole
 
 
 class ColourSchedule:
@@ -179,8 +189,8 @@ class ColourSchedule:
     def whole(self):
         """The colours' rows in turn (int64), the order of a sweep without exchanges."""
         if self._whole is None:
-            self._whole = np.concatenate(self.colours) if self.colours else \
-                np.zeros(0, np.int64)
+            self._whole = self.colours.whole if isinstance(self.colours, Colours) else \
+                np.concatenate(self.colours) if self.colours else np.zeros(0, np.int64)
         return self._whole
 
     def visit(self, relax):

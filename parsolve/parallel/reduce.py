@@ -48,14 +48,10 @@ def exact_signed_sums(columns, comm=None):
     """Partition-independent sums of terms of any sign: for each 1-D array of `columns` (of
     any lengths: a rank's per-body and per-contact terms), the sum of its positive parts and
     the sum of its negative parts, (2k,) interleaved. exact_sums of the table of those parts
-    (the arrays zero-padded to the longest); on one rank made without the table."""
-    n = max(len(c) for c in columns)
+    (the arrays zero-padded to the longest); on one rank in one compiled pass."""
     if comm is not None and comm.Get_size() > 1:
-        return exact_sums(_parts(columns, n), comm)
-    values = np.zeros((n, len(columns)))          # zero rows add nothing to either part
-    for k, c in enumerate(columns):
-        values[:len(c), k] = c
-    return _kernel.local_signed(values)
+        return exact_sums(_parts(columns, max(len(c) for c in columns)), comm)
+    return _kernel.local_signed([np.ascontiguousarray(c, float) for c in columns])
 
 
 def _parts(columns, n):
@@ -68,11 +64,10 @@ def _parts(columns, n):
     return table.reshape(n, 2 * len(columns))
 
 
-def local_signed(values):
-    """The twin of kernels/reduce.pyx's local_signed: exact_signed_sums of the columns of
-    values (n, k) on one rank."""
-    values = np.asarray(values, float)
-    return local_sums(_parts(list(values.T), len(values)))
+def local_signed(columns):
+    """The twin of kernels/reduce.pyx's local_signed: exact_signed_sums of the 1-D arrays
+    `columns` on one rank (zero rows add nothing to either part)."""
+    return local_sums(_parts(columns, max(len(c) for c in columns)))
 
 
 def local_sums(columns):
