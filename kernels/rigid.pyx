@@ -131,6 +131,18 @@ def energies(const double[:, ::1] q, const double[:, ::1] inertia, const double[
                                        + x[i, 2] * gravity[2])
 
 
+def apply_velocity_change(double[:, ::1] v, double[:, ::1] w, const double[:, ::1] v_free,
+                          const double[:, ::1] w_free, const double[:, ::1] du, index_t n):
+    """v = v_free + du[:, :3] and w = w_free + du[:, 3:] for rows 0..n-1 (in place)."""
+    cdef index_t i
+    cdef int c
+    with nogil:
+        for i in range(n):
+            for c in range(3):
+                v[i, c] = v_free[i, c] + du[i, c]
+                w[i, c] = w_free[i, c] + du[i, 3 + c]
+
+
 def loads_work(const double[:, ::1] force, const double[:, ::1] x, const double[:, ::1] x0,
                const double[:, ::1] torque, const double[:, ::1] w0, const double[:, ::1] w,
                double h, double[::1] out):

@@ -49,8 +49,8 @@ def test_torque_free_box_keeps_energy_and_angular_momentum():
 
 
 def test_the_compiled_integration_equals_its_twins_bit_for_bit():
-    """kernels/rigid.pyx's half step and free velocity against parsolve/dynamics/twins.py on
-    random bodies (spins from 1e-12 to 1e3 rad/s: both branches of the exponential map)."""
+    """kernels/rigid.pyx's half step, free velocity and velocity change against
+    parsolve/dynamics/twins.py on random bodies (spins from 1e-12 to 1e3 rad/s: both branches of the exponential map)."""
     from parsolve._kernels import compiled
     from parsolve.dynamics import twins
 
@@ -76,6 +76,14 @@ def test_the_compiled_integration_equals_its_twins_bit_for_bit():
     twins.free_velocity(*args, *outs[1])
     for a, b in zip(*outs):
         np.testing.assert_array_equal(a, b)
+    # u(t+h) = u_free + du on the first rows only, the rest untouched
+    du = rng.normal(size=(n, 6)) * rng.uniform(1e-9, 1e3, (n, 1))
+    got, want = (v.copy(), w.copy()), (v.copy(), w.copy())
+    kernel.apply_velocity_change(*got, outs[0][0], outs[0][1], du, n - 7)
+    twins.apply_velocity_change(*want, outs[0][0], outs[0][1], du, n - 7)
+    for a, b, before in zip(got, want, (v, w)):
+        np.testing.assert_array_equal(a.view(np.int64), b.view(np.int64))
+        np.testing.assert_array_equal(a[n - 7:], before[n - 7:])
 
 
 def test_the_compiled_energies_equal_their_twins_bit_for_bit():

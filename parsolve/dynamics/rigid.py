@@ -46,8 +46,7 @@ def energies(bodies, gravity, n=None):
 def apply_velocity_change(bodies, v_free, w_free, du, upto=None):
     """u(t+h) = u_free + du, with du = M^-1 H^T R per body as (linear, angular) columns."""
     n = bodies.n_owned if upto is None else upto
-    bodies.v[:n] = v_free[:n] + du[:n, :3]
-    bodies.w[:n] = w_free[:n] + du[:n, 3:]
+    _kernel.apply_velocity_change(bodies.v, bodies.w, v_free, w_free, du, n)
 
 
 def loads_work(bodies, x0, w0, h):

@@ -31,6 +31,12 @@ def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):
     potential[:] = -mass * ((x[:, 0] * gravity[0] + x[:, 1] * gravity[1]) + x[:, 2] * gravity[2])
 
 
+def apply_velocity_change(v, w, v_free, w_free, du, n):
+    """v = v_free + du[:, :3] and w = w_free + du[:, 3:] for rows 0..n-1 (in place)."""
+    v[:n] = v_free[:n] + du[:n, :3]
+    w[:n] = w_free[:n] + du[:n, 3:]
+
+
 def loads_work(force, x, x0, torque, w0, w, h, out):
     """Each row's work of constant loads over a step, f.(x - x0) + h/2 t.(w0 + w) (out)."""
     out[:] = (np.einsum("ni,ni->n", force, x - x0)
