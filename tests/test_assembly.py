@@ -425,7 +425,7 @@ def test_the_petsc_check_of_the_residual_counts_only_steps_with_rows():
 def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     """kernels/assembly.pyx against parsolve/assembly/twins.py on random rows (contacts with a
     body B or an obstacle, offsets of joints): incidences, K, W's diagonal blocks, U = H u,
-    and the four in one call (local_blocks)."""
+    and the four in one call (local_blocks), with the incidences of point rows (point_blocks)."""
     from parsolve._kernels import compiled
     from parsolve.assembly import twins
 
@@ -458,6 +458,12 @@ def test_the_compiled_assembly_equals_its_twins_bit_for_bit():
     for g, want in zip(fused, twins.local_blocks(con, body, H, inv_mass, Jinv, v, w, v0, w0, nc)):
         np.testing.assert_array_equal(g.view(np.int64), want.view(np.int64))
     np.testing.assert_array_equal(fused[3], kernel.apply_H(con, body, H, v0, w0, nc))
+    # point rows: their incidences too in the same call
+    every = kernel.point_blocks(*rows, inv_mass, Jinv, v, w, v0, w0)
+    for g, want in zip(every, twins.point_blocks(*rows, inv_mass, Jinv, v, w, v0, w0)):
+        np.testing.assert_array_equal(g.view(np.int64), want.view(np.int64))
+    for g, want in zip(every, (con, body, H, ptr) + fused):
+        np.testing.assert_array_equal(g, want)
     # the reactions' work, signed zeros included (numpy's sum starts from +0)
     for n in (0, 1, 3, nc):
         R, U0, U1 = (rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-8, 8, (n, 3))

@@ -9,7 +9,7 @@ FCLIB export and the global Newton).
 import numpy as np
 
 from .. import laws
-from .operators import apply_H, apply_HT, block_matvec, delassus, incidences, local_blocks
+from .operators import apply_H, apply_HT, block_matvec, delassus, local_blocks_of
 
 
 class LocalDynamics:
@@ -34,25 +34,23 @@ class LocalDynamics:
         nc = len(contacts)
         self.n = nc
         self.nbodies = len(bodies)
-        self.con, self.body, self.H, self.inc_ptr = incidences(contacts, bodies)
-        self.inc_body = self.body
         inv_mass = 1.0 / bodies.mass if inv_mass is None else inv_mass    # 0: kinematic
         self._gid = bodies.gid
         self._rows = None
-        # K = M^-1 H^T, W's diagonal blocks, B = H u_free + each row's shift from its law
-        # (impacts and closing gaps for contacts, targets and drift corrections for joints),
-        # at the step's time t, and U(t) = H u(t): the relative velocity before the step (the
-        # impact law's U_N^-, and the energy balance's work of the reactions,
+        # the incidences, K = M^-1 H^T, W's diagonal blocks, B = H u_free + each row's shift
+        # from its law (impacts and closing gaps for contacts, targets and drift corrections
+        # for joints), at the step's time t, and U(t) = H u(t): the relative velocity before
+        # the step (the impact law's U_N^-, and the energy balance's work of the reactions,
         # R . (U(t) + U(t+h)) / 2)
-        self.K, self.Wdiag, self.B_free, self.U_before = U = local_blocks(
-            self.con, self.body, self.H, inv_mass, Jinv, v_free, w_free, bodies.v, bodies.w,
-            nc)
+        (self.con, self.body, self.H, self.inc_ptr, self.K, self.Wdiag, self.B_free,
+         self.U_before) = local_blocks_of(contacts, bodies, inv_mass, Jinv, v_free, w_free)
+        self.inc_body = self.body
         # wall: rheonomic rows' obstacle velocities (local frame) at t and t + h, or None:
         # U = H u - w, the velocity relative to a moving obstacle
         self.wall = wall
         if wall[1] is not None:
             self.B_free -= wall[1]
-        U_before = U[3]
+        U_before = self.U_before
         if wall[0] is not None:
             U_before -= wall[0]
         self.shift = laws.free_term(contacts, U_before, t, h)

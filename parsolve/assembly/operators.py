@@ -44,6 +44,18 @@ def incidences(contacts, bodies):
     return made
 
 
+def local_blocks_of(contacts, bodies, inv_mass, Jinv, v_free, w_free):
+    """(con, body, H, ptr, K, W_aa, H u_free, H u) of `contacts` on `bodies` at their
+    velocities u: the incidences and local_blocks; point rows alone in one compiled call."""
+    if not np.count_nonzero(contacts.geometry):   # point rows alone (POINT is 0)
+        return _kernel.point_blocks(contacts.a, contacts.b, contacts.point, contacts.offset,
+                                    contacts.frame, bodies.x, inv_mass, Jinv, v_free, w_free,
+                                    bodies.v, bodies.w)
+    made = incidences(contacts, bodies)
+    return made + local_blocks(*made[:3], inv_mass, Jinv, v_free, w_free, bodies.v, bodies.w,
+                               len(contacts))
+
+
 def apply_HT(con, body, H, R, nbodies):
     """H^T R as (impulse, angular impulse) per body, world frame."""
     g = np.einsum("mij,mi->mj", H, R[con])

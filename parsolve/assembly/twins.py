@@ -54,6 +54,14 @@ def local_blocks(con, body, H, inv_mass, Jinv, v_free, w_free, v, w, nc):
             apply_H(con, body, H, v, w, nc))
 
 
+def point_blocks(a, b, point, offset, frame, x, inv_mass, Jinv, v_free, w_free, v, w):
+    """point_incidences and local_blocks in one call, for point rows alone: (con, body, H,
+    ptr, K, W_aa, H u_free, H u)."""
+    con, body, H, ptr = point_incidences(a, b, point, offset, frame, x)
+    return (con, body, H, ptr) + local_blocks(con, body, H, inv_mass, Jinv, v_free, w_free,
+                                              v, w, len(a))
+
+
 def reaction_work(R, U0, U1):
     """R . (U0 + U1) / 2 per row: the work of the reactions over a step, from the relative
     velocities at its start and end (or a moving side's work, from its velocities)."""
