@@ -76,9 +76,10 @@ def free_velocity(const double[:, ::1] q, const double[:, ::1] inertia,
                   const double[::1] mass, const double[:, ::1] v, const double[:, ::1] w,
                   const double[:, ::1] force, const double[:, ::1] torque,
                   const double[::1] gravity, double h, double[:, ::1] v_free,
-                  double[:, ::1] w_free, double[:, :, ::1] Jinv):
-    """u_free = u + h M^-1 f (gyroscopic moment -w x J_w w included) and the inverse world
-    inertia R diag(1/J) R^T of every row (out: v_free, w_free, Jinv)."""
+                  double[:, ::1] w_free, double[:, :, ::1] Jinv, double[::1] inv_mass):
+    """u_free = u + h M^-1 f (gyroscopic moment -w x J_w w included), the inverse world
+    inertia R diag(1/J) R^T and the inverse mass of every row (out: v_free, w_free, Jinv,
+    inv_mass)."""
     cdef index_t i, n = q.shape[0]
     cdef int c
     cdef double R[9]
@@ -105,6 +106,7 @@ def free_velocity(const double[:, ::1] q, const double[:, ::1] inertia,
             matvec(&Jinv[i, 0, 0], t, a)
             for c in range(3):
                 w_free[i, c] = w[i, c] + h * a[c]
+            inv_mass[i] = 1.0 / mass[i]
 
 
 def energies(const double[:, ::1] q, const double[:, ::1] inertia, const double[::1] mass,

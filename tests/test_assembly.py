@@ -36,7 +36,7 @@ def make_step(n=60):
     sim = Simulation(m, step=1e-3, progress=0, quiet=True, comm=Comm(MPI.COMM_SELF))
     b = sim.bodies
     c = detect(b, m.obstacles, sim.mu_table, sim.e_table, sim.margin)
-    vf, wf, Jinv = free_velocity(b, 1e-3, m.gravity)
+    vf, wf, Jinv, _ = free_velocity(b, 1e-3, m.gravity)
     return m, sim, b, c, LocalDynamics(c, b, vf, wf, Jinv, 1e-3), (vf, wf, Jinv)
 
 

@@ -71,7 +71,8 @@ def test_the_compiled_integration_equals_its_twins_bit_for_bit():
         np.testing.assert_array_equal(a, b)
     args = (q, rng.uniform(1e-2, 10, (n, 3)), rng.uniform(0.1, 10, n), v, w,
             rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), np.array([0.1, 0.0, -9.81]), 1e-3)
-    outs = [(np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3))) for _ in range(2)]
+    outs = [(np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), np.empty(n))
+            for _ in range(2)]
     kernel.free_velocity(*args, *outs[0])
     twins.free_velocity(*args, *outs[1])
     for a, b in zip(*outs):

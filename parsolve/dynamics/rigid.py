@@ -24,13 +24,15 @@ def half_step(bodies, h, upto=None):
 
 
 def free_velocity(bodies, h, gravity):
-    """(v_free, w_free, inverse world inertia) of every body held, at the current orientation."""
+    """(v_free, w_free, inverse world inertia, inverse mass) of every body held, at the
+    current orientation."""
     n = len(bodies)
-    v_free, w_free, Jinv = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3))
+    v_free, w_free, Jinv, inv_mass = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3, 3)), \
+        np.empty(n)
     _kernel.free_velocity(bodies.q, bodies.inertia, bodies.mass, bodies.v, bodies.w,
                           bodies.force, bodies.torque, np.ascontiguousarray(gravity, float), h,
-                          v_free, w_free, Jinv)
-    return v_free, w_free, Jinv
+                          v_free, w_free, Jinv, inv_mass)
+    return v_free, w_free, Jinv, inv_mass
 
 
 def energies(bodies, gravity, n=None):

@@ -12,15 +12,18 @@ def half_step(x, q, v, w, n, h):
     q[:n] = rotate_spatial(q[:n], w[:n], 0.5 * h)
 
 
-def free_velocity(q, inertia, mass, v, w, force, torque, gravity, h, v_free, w_free, Jinv):
-    """u_free = u + h M^-1 f (gyroscopic moment -w x J_w w included) and the inverse world
-    inertia R diag(1/J) R^T of every row (out: v_free, w_free, Jinv)."""
+def free_velocity(q, inertia, mass, v, w, force, torque, gravity, h, v_free, w_free, Jinv,
+                  inv_mass):
+    """u_free = u + h M^-1 f (gyroscopic moment -w x J_w w included), the inverse world
+    inertia R diag(1/J) R^T and the inverse mass of every row (out: v_free, w_free, Jinv,
+    inv_mass)."""
     Rm = quat_to_matrix(q)
     Jinv[:] = np.einsum("nij,nj,nkj->nik", Rm, 1.0 / inertia, Rm)
     Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
     gyro = np.cross(w, np.einsum("nij,nj->ni", Jw, w))
     v_free[:] = v + h * (gravity[None, :] + force / mass[:, None])
     w_free[:] = w + h * np.einsum("nij,nj->ni", Jinv, torque - gyro)
+    inv_mass[:] = 1.0 / mass
 
 
 def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):

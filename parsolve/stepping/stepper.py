@@ -245,8 +245,7 @@ class Stepper:
                 e.prepare(contacts, b, self.time, h)
         laws.link(contacts)                           # rows that read a partner's reaction
         t2 = clock()
-        v_free, w_free, Jinv = dynamics.free_velocity(b, h, self.model.gravity)
-        inv_mass = 1.0 / b.mass
+        v_free, w_free, Jinv, inv_mass = dynamics.free_velocity(b, h, self.model.gravity)
         for e in self._stages["drive"]:               # loads of time, driven bodies
             e.drive(b, self.time, h, v_free, w_free, Jinv, inv_mass)
         wall = (self._wall(contacts, self.time),       # rheonomic rows
