@@ -8,16 +8,17 @@ from typedefs cimport index_t
 from counting cimport counting_sort
 
 
-def row_cells(const index_t[::1] a, const index_t[::1] b, const signed char[::1] image,
-              const double[:, ::1] point, const double[:, ::1] offset,
+def row_cells(const index_t[::1] a, const index_t[::1] b, const signed char[::1] row_origin,
+              signed char imaged, const double[:, ::1] point, const double[:, ::1] offset,
               const double[:, ::1] x, const double[::1] radius, double margin,
               const double[::1] top, const double[::1] origin, const index_t[::1] periodic,
               index_t nlevels):
     """Each row's cell indices and level (n, 4): its reach is the largest over its bodies of
     the body's radius plus half the margin and of the distance from the row's point to the
-    body's centre (for B, from point + offset where `image`: a contact across a periodic
-    boundary); its level the finest whose cell (top / 2^level) is at least twice the reach;
-    its cell the one holding its point (indices modulo the period where periodic)."""
+    body's centre (for B, from point + offset where the row's origin is `imaged`: a contact
+    across a periodic boundary); its level the finest whose cell (top / 2^level) is at least
+    twice the reach; its cell the one holding its point (indices modulo the period where
+    periodic)."""
     cdef index_t n = a.shape[0], i, s, j, k, level, m, c
     out = np.empty((n, 4), np.int64)
     cdef index_t[:, ::1] cells = out
@@ -29,7 +30,7 @@ def row_cells(const index_t[::1] a, const index_t[::1] b, const signed char[::1]
                 j = a[i] if s == 0 else b[i]
                 if j < 0:
                     continue
-                if s == 1 and image[i]:
+                if s == 1 and row_origin[i] == imaged:
                     d0 = (point[i, 0] + offset[i, 0]) - x[j, 0]
                     d1 = (point[i, 1] + offset[i, 1]) - x[j, 1]
                     d2 = (point[i, 2] + offset[i, 2]) - x[j, 2]

@@ -67,7 +67,7 @@ def test_rows_of_one_colour_in_different_cells_share_no_body_at_any_level():
 
 def test_the_compiled_row_cells_equal_their_twin_bit_for_bit():
     """kernels/colouring.pyx's row_cells against colouring.row_cells: rows with a body B or an
-    obstacle, periodic images, several levels, periodic axes."""
+    obstacle, periodic images (rows of one origin of four), several levels, periodic axes."""
     import numpy as np
     import pytest
     from parsolve._kernels import compiled
@@ -80,7 +80,7 @@ def test_the_compiled_row_cells_equal_their_twin_bit_for_bit():
     n, nb = 5000, 2000
     point = rng.uniform(-1, 2, (n, 3))
     args = (rng.integers(0, nb, n), np.where(rng.random(n) < .6, rng.integers(0, nb, n), -1),
-            (rng.random(n) < .3).astype(np.int8), point, rng.normal(size=(n, 3)) * 1e-3,
+            rng.integers(0, 4, n).astype(np.int8), 2, point, rng.normal(size=(n, 3)) * 1e-3,
             point[:nb] + rng.normal(size=(nb, 3)) * 1e-3, rng.uniform(5e-4, .2, nb), 1e-4,
             np.array([1.0, 1.2, 1.0]), np.array([-0.3, 0.0, 0.1]))
     for periodic in (np.zeros(3, np.int64), np.array([8, 0, 4])):

@@ -112,10 +112,9 @@ class Levels:
         margin and of the distance from the row's point to the centre (to B's image for a
         contact across a periodic boundary: B's point is point + offset); compiled
         (kernels/colouring.pyx), twin `row_cells` below."""
-        return _kernel.row_cells(rows.a, rows.b, (rows.origin == CONTACT).view(np.int8),
-                                 rows.point, rows.offset, bodies.x, bodies.radius,
-                                 float(margin), self.top, self._origin, self._periodic,
-                                 self.nlevels)
+        return _kernel.row_cells(rows.a, rows.b, rows.origin, CONTACT, rows.point, rows.offset,
+                                 bodies.x, bodies.radius, float(margin), self.top,
+                                 self._origin, self._periodic, self.nlevels)
 
     def anchor(self, cells):
         """The finest cell that decides the owner of each row: a row of the finest level is
@@ -212,12 +211,13 @@ class ColourSchedule:
                 self._finish(c)
 
 
-def row_cells(a, b, image, point, offset, x, radius, margin, top, origin, periodic, nlevels):
+def row_cells(a, b, row_origin, imaged, point, offset, x, radius, margin, top, origin,
+              periodic, nlevels):
     """The twin of kernels/colouring.pyx's row_cells (Levels.row_cells says what it is)."""
     levels = Levels.__new__(Levels)
     levels.top, levels.origin, levels.periodic, levels.nlevels = top, origin, periodic, nlevels
     reach = np.zeros(len(a))
-    image = np.asarray(image, bool)
+    image = np.asarray(row_origin) == imaged
     for side in (a, b):
         has = side >= 0
         i = side[has]
