@@ -29,7 +29,9 @@ venv:
 	  $(PY) -m pip install -q "vtk>=9.3"
 
 build:
-	$(PY) setup.py -q build_ext --inplace 2>&1 | grep -vE 'FutureWarning|obj = getattr|_BetaConfiguration|warnings.warn' || true
+	@log=$$(mktemp); $(PY) setup.py -q build_ext --inplace > $$log 2>&1; status=$$?; \
+	  grep -vE 'FutureWarning|obj = getattr|hasattr\(numpy|_BetaConfiguration|warnings.warn' $$log; rm -f $$log; \
+	  if [ $$status -ne 0 ]; then echo "build: a kernel did not compile (above)"; exit $$status; fi
 	@$(PY) -c "import importlib, os; [importlib.import_module('parsolve._kernels.' + f[:-4]) for f in sorted(os.listdir('kernels')) if f.endswith('.pyx') and f != 'halo.pyx']; print('kernels: compiled')"
 
 test: test-serial test-mpi
