@@ -74,10 +74,10 @@ def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
     caller adds the others'); and rate, the points' relative velocity (from v + w x r) along
     the frame's first axis (a spring's stretch rate)."""
     cdef index_t n = use.shape[0], k, i, ka, kb, j
-    point_, offset_, e_, dv_, shift_ = (np.empty((n, 3)) for _ in range(5))
+    point_, offset_, e_, shift_ = (np.empty((n, 3)) for _ in range(4))
     dist_, far_, rate_ = np.empty(n), np.empty(n), np.empty(n)
     frame_ = np.empty((n, 3, 3))
-    cdef double[:, ::1] point = point_, offset = offset_, e = e_, dv = dv_, shift = shift_
+    cdef double[:, ::1] point = point_, offset = offset_, e = e_, shift = shift_
     cdef double[::1] dist = dist_, far = far_, rate = rate_
     cdef double[:, :, ::1] frame = frame_
     cdef double pw[3]
@@ -85,6 +85,7 @@ def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
     cdef double r[3]
     cdef double va[3]
     cdef double vb[3]
+    cdef double dv[3]
     cdef double fa, fb, d
     cdef double* E
     with nogil:
@@ -106,7 +107,7 @@ def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
                 point[k, i] = pw[i]
                 offset[k, i] = ow[i] - pw[i]
                 e[k, i] = pw[i] - ow[i]
-                dv[k, i] = va[i] - vb[i]
+                dv[i] = va[i] - vb[i]
                 shift[k, i] = 0.0
             d = norm3(&e[k, 0])
             dist[k] = d
@@ -124,5 +125,5 @@ def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
                 frame_from_normal(e[k, 0] / d, e[k, 1] / d, e[k, 2] / d, E)
                 if form[k] == LINK:
                     shift[k, 0] = (d - rest[k]) / h
-            rate[k] = 0.0 + ((dv[k, 0] * E[0] + dv[k, 2] * E[2]) + dv[k, 1] * E[1])
+            rate[k] = 0.0 + ((dv[0] * E[0] + dv[2] * E[2]) + dv[1] * E[1])
     return point_, offset_, e_, dist_, far_, frame_, shift_, rate_

@@ -36,7 +36,8 @@ def rows(force, d, U0, h, what):
     the callables' failures name `what[k]`."""
     param = np.zeros((len(d), PARAMS))
     # Python floats (the same doubles as numpy's scalars, a tenth of their cost in the
-    # user's function's arithmetic)
+    # user's function's arithmetic); s + 0 and u + 0 as the central differences' own
+    # arguments are (a stretch of -0.0 reaches the force as +0.0 in all five calls)
     for k, (f, s, u) in enumerate(zip(force, d.tolist(), U0.tolist())):
         eps_d = 1e-6 * max(abs(s), 1e-9)
         eps_v = 1e-6 * max(abs(u), 1e-9)

@@ -178,9 +178,7 @@ class _Coupled(Problem):
         """du = M^-1 H^T R, colour by colour (the exchanges give every copy of a body its
         du)."""
         self.du[:] = 0.0
-        if self.schedule.serial:                    # no exchange: the rows in turn, if any
-            if self.n:
-                kernels.body_apply(*self._inc, self.ld.K, R, self.du, self.schedule.whole())
+        if not self.n and self.schedule.serial:     # no rows, no exchange: du = 0
             return
         self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
                                                              order))

@@ -420,16 +420,12 @@ class Stepper:
 
     def _wall(self, rows, t):
         """The moving sides' velocities (n, 3) of `rows` at t, local frame, or None."""
-        if not self._stages["wall"]:
-            return None
         walls = [w for w in (e.wall(rows, t) for e in self._stages["wall"]) if w is not None]
         return None if not walls else walls[0] if len(walls) == 1 else sum(walls)
 
     def _keep(self, rows, b):
         """rows without those the elements drop (between two driven sides: nothing there
         can move, so their W would be zero)."""
-        if not self._stages["keep"]:
-            return rows
         keep = [k for k in (e.keep(rows, b) for e in self._stages["keep"]) if k is not None]
         if not keep:
             return rows
