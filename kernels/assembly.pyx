@@ -13,48 +13,67 @@ def point_incidences(const index_t[::1] a, const index_t[::1] b, const double[:,
     """(contact index, body index, H (m, 3, 6), ptr (nc + 1)) of every incidence, ordered by
     (contact, side): H = sign E [I, -[r]x], r from the body's centre to the row's point on it
     (B's: point + offset), as for point rows; contact c's incidences are ptr[c]:ptr[c + 1]."""
-    cdef index_t nc = a.shape[0], m = nc, c, e, i, k
-    for c in range(nc):
+    return _point_rows(a, b, point, offset, frame, x)
+
+
+cdef tuple _point_rows(const index_t[::1] a, const index_t[::1] b, const double[:, ::1] point,
+                       const double[:, ::1] offset, const double[:, :, ::1] frame,
+                       const double[:, ::1] x):
+    """point_incidences on views already taken (point_blocks passes its own on)."""
+    cdef index_t m = _count_incidences(b)
+    con_arr, body_arr = np.empty(m, np.int64), np.empty(m, np.int64)
+    H_arr, ptr_arr = np.empty((m, 3, 6)), np.empty(a.shape[0] + 1, np.int64)
+    cdef index_t[::1] con = con_arr, body = body_arr, ptr = ptr_arr
+    cdef double[:, :, ::1] H = H_arr
+    with nogil:
+        _point_incidences(a, b, point, offset, frame, x, con, body, H, ptr)
+    return con_arr, body_arr, H_arr, ptr_arr
+
+
+cdef index_t _count_incidences(const index_t[::1] b) noexcept nogil:
+    """The incidences of rows whose sides B are b (-1: an obstacle, no incidence)."""
+    cdef index_t m = b.shape[0], c
+    for c in range(b.shape[0]):
         if b[c] >= 0:
             m += 1
-    con_arr = np.empty(m, np.int64)
-    body_arr = np.empty(m, np.int64)
-    H_arr = np.empty((m, 3, 6))
-    ptr_arr = np.empty(nc + 1, np.int64)
-    cdef index_t[::1] con = con_arr
-    cdef index_t[::1] body = body_arr
-    cdef index_t[::1] ptr = ptr_arr
-    cdef double[:, :, ::1] H = H_arr
+    return m
+
+
+cdef void _point_incidences(const index_t[::1] a, const index_t[::1] b,
+                            const double[:, ::1] point, const double[:, ::1] offset,
+                            const double[:, :, ::1] frame, const double[:, ::1] x,
+                            index_t[::1] con, index_t[::1] body, double[:, :, ::1] H,
+                            index_t[::1] ptr) noexcept nogil:
+    """point_incidences into arrays of _count_incidences(b) incidences."""
+    cdef index_t nc = a.shape[0], c, e, i, k
     cdef double s, r0, r1, r2, p
     cdef double E[9]
-    with nogil:
-        e = 0
-        for c in range(nc):
-            ptr[c] = e
-            for k in range(2):
-                if k == 1 and b[c] < 0:
-                    continue
-                s = 1.0 if k == 0 else -1.0
-                con[e] = c
-                body[e] = a[c] if k == 0 else b[c]
-                for i in range(9):
-                    E[i] = frame[c, i // 3, i % 3] * s
-                p = point[c, 0] + offset[c, 0] if k == 1 else point[c, 0]
-                r0 = p - x[body[e], 0]
-                p = point[c, 1] + offset[c, 1] if k == 1 else point[c, 1]
-                r1 = p - x[body[e], 1]
-                p = point[c, 2] + offset[c, 2] if k == 1 else point[c, 2]
-                r2 = p - x[body[e], 2]
-                for i in range(3):
-                    H[e, i, 0] = E[3 * i]
-                    H[e, i, 1] = E[3 * i + 1]
-                    H[e, i, 2] = E[3 * i + 2]
-                    H[e, i, 3] = r1 * E[3 * i + 2] - r2 * E[3 * i + 1]
-                    H[e, i, 4] = r2 * E[3 * i] - r0 * E[3 * i + 2]
-                    H[e, i, 5] = r0 * E[3 * i + 1] - r1 * E[3 * i]
-                e += 1
-        ptr[nc] = e
-    return con_arr, body_arr, H_arr, ptr_arr
+    e = 0
+    for c in range(nc):
+        ptr[c] = e
+        for k in range(2):
+            if k == 1 and b[c] < 0:
+                continue
+            s = 1.0 if k == 0 else -1.0
+            con[e] = c
+            body[e] = a[c] if k == 0 else b[c]
+            for i in range(9):
+                E[i] = frame[c, i // 3, i % 3] * s
+            p = point[c, 0] + offset[c, 0] if k == 1 else point[c, 0]
+            r0 = p - x[body[e], 0]
+            p = point[c, 1] + offset[c, 1] if k == 1 else point[c, 1]
+            r1 = p - x[body[e], 1]
+            p = point[c, 2] + offset[c, 2] if k == 1 else point[c, 2]
+            r2 = p - x[body[e], 2]
+            for i in range(3):
+                H[e, i, 0] = E[3 * i]
+                H[e, i, 1] = E[3 * i + 1]
+                H[e, i, 2] = E[3 * i + 2]
+                H[e, i, 3] = r1 * E[3 * i + 2] - r2 * E[3 * i + 1]
+                H[e, i, 4] = r2 * E[3 * i] - r0 * E[3 * i + 2]
+                H[e, i, 5] = r0 * E[3 * i + 1] - r1 * E[3 * i]
+            e += 1
+    ptr[nc] = e
 
 
 cdef void _inverse_mass_HT(const index_t[::1] body, const double[:, :, ::1] H,
@@ -126,6 +145,15 @@ def local_blocks(const index_t[::1] con, const index_t[::1] body, const double[:
                  const double[:, ::1] v, const double[:, ::1] w, index_t nc):
     """(K, W_aa, H u_free, H u) in one call: inverse_mass_HT, diagonal_blocks and apply_H of
     the free and the start velocities (the local dynamics' blocks of a step)."""
+    return _local_blocks(con, body, H, inv_mass, Jinv, v_free, w_free, v, w, nc)
+
+
+cdef tuple _local_blocks(const index_t[::1] con, const index_t[::1] body,
+                         const double[:, :, ::1] H, const double[::1] inv_mass,
+                         const double[:, :, ::1] Jinv, const double[:, ::1] v_free,
+                         const double[:, ::1] w_free, const double[:, ::1] v,
+                         const double[:, ::1] w, index_t nc):
+    """local_blocks on views already taken (point_blocks passes its own on)."""
     K_arr = np.empty((H.shape[0], 6, 3))
     W_arr = np.zeros((nc, 3, 3))
     free_arr = np.zeros((nc, 3))
@@ -148,10 +176,10 @@ def point_blocks(const index_t[::1] a, const index_t[::1] b, const double[:, ::1
                  const double[:, :, ::1] Jinv, const double[:, ::1] v_free,
                  const double[:, ::1] w_free, const double[:, ::1] v, const double[:, ::1] w):
     """point_incidences and local_blocks in one call, for point rows alone: (con, body, H,
-    ptr, K, W_aa, H u_free, H u)."""
-    made = point_incidences(a, b, point, offset, frame, x)
-    return made + local_blocks(made[0], made[1], made[2], inv_mass, Jinv, v_free, w_free, v,
-                               w, a.shape[0])
+    ptr, K, W_aa, H u_free, H u). The same cores on views taken once."""
+    made = _point_rows(a, b, point, offset, frame, x)
+    return made + _local_blocks(made[0], made[1], made[2], inv_mass, Jinv, v_free, w_free, v,
+                                w, a.shape[0])
 
 
 def reaction_work(const double[:, ::1] R, const double[:, ::1] U0, const double[:, ::1] U1):

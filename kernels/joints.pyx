@@ -74,7 +74,8 @@ def joint_rows(const double[:, :] x, const double[:, :] q, const double[:, :] v,
     caller adds the others'); and rate, the points' relative velocity (from v + w x r) along
     the frame's first axis (a spring's stretch rate)."""
     cdef index_t n = use.shape[0], k, i, ka, kb, j
-    point_, offset_, e_, shift_ = (np.empty((n, 3)) for _ in range(4))
+    point_, offset_, e_, shift_ = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3)), \
+        np.empty((n, 3))
     dist_, far_, rate_ = np.empty(n), np.empty(n), np.empty(n)
     frame_ = np.empty((n, 3, 3))
     cdef double[:, ::1] point = point_, offset = offset_, e = e_, shift = shift_
