@@ -253,14 +253,20 @@ def body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
                const double[:, :, ::1] K, const double[:, ::1] R, double[:, ::1] du,
                const index_t[::1] order):
     """du += M^-1 H_a^T R_a for the rows a in `order` (the warm start, colour by colour)."""
-    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k
     with nogil:
-        for i in range(n):
-            a = order[i]
-            for e in range(inc_ptr[a], inc_ptr[a + 1]):
-                j = inc_body[e]
-                for k in range(6):
-                    du[j, k] += K[e, k, 0] * R[a, 0] + K[e, k, 1] * R[a, 1] + K[e, k, 2] * R[a, 2]
+        _body_apply(inc_ptr, inc_body, K, R, du, order)
+
+
+cdef void _body_apply(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
+                      const double[:, :, ::1] K, const double[:, ::1] R, double[:, ::1] du,
+                      const index_t[::1] order) noexcept nogil:
+    cdef Py_ssize_t n = order.shape[0], i, a, e, j, k
+    for i in range(n):
+        a = order[i]
+        for e in range(inc_ptr[a], inc_ptr[a + 1]):
+            j = inc_body[e]
+            for k in range(6):
+                du[j, k] += K[e, k, 0] * R[a, 0] + K[e, k, 1] * R[a, 1] + K[e, k, 2] * R[a, 2]
 
 
 cdef void body_parts(const index_t[::1] inc_ptr, const index_t[::1] inc_body,
@@ -333,17 +339,23 @@ def body_gauss_seidel_rows(const index_t[::1] inc_ptr, const index_t[::1] inc_bo
                            const kind_t[::1] kind, const double[:, ::1] param,
                            double[:, ::1] R, double[:, ::1] du, double[:, ::1] U,
                            double[:, ::1] parts, const index_t[::1] order, double omega,
-                           index_t[::1] counts, int method, double tol, Py_ssize_t max_iter):
+                           index_t[::1] counts, int method, double tol, Py_ssize_t max_iter,
+                           bint sync=False):
     """GaussSeidel's loop through the bodies on one rank in one call (as gauss_seidel_rows on
     block-CSR rows): sweeps in `order` until the residual (body_residual's parts summed as
     exact_sums sums them on one rank) reaches tol or max_iter sweeps are done, measured
     before and after each sweep. Returns (sweeps, residual); the iterates and the residual
-    are those of the loop in Python, bit for bit."""
+    are those of the loop in Python, bit for bit. sync: du = M^-1 H^T R first (du zeroed,
+    then body_apply in `order`: Problem.sync on one rank)."""
     cdef Py_ssize_t n = order.shape[0], it = 0
     cdef Py_ssize_t width = param.shape[1]
     cdef double err, dmax = 0.0, rmax = 0.0
     check_sweep(counts, method, kind, param, B)
     assert U.shape[0] == parts.shape[0] == B.shape[0] and parts.shape[1] == 4
+    if sync:
+        du[:, :] = 0.0
+        with nogil:
+            _body_apply(inc_ptr, inc_body, K, R, du, order)
     if B.shape[0] == 0:
         return 0, 0.0
     cdef Incidences s = incidences(inc_ptr, inc_body, H, K, Wdiag, B, param, R, du)

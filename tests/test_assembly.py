@@ -41,13 +41,14 @@ def make_step(n=60):
 
 
 
-@pytest.mark.parametrize("case", ["step", "capped", "zero", "nan"])
+@pytest.mark.parametrize("case", ["step", "capped", "zero", "nan", "warm"])
 def test_one_ranks_compiled_body_loop_is_the_python_loop_bit_for_bit(case):
     """On one rank GaussSeidel's loop through the bodies is one compiled call
     (kernels.body_gauss_seidel_rows, the exact sums in C): the same sweeps, iterates, du,
     counts and residual as the loop of single sweeps and exact_sums it replaces, bit for bit,
     and its twin's to round-off; a residual that is not finite stops it at once, as it stops
-    the loop."""
+    the loop. "warm": from a warm start R with a stale du, synced first (sync=True: du =
+    M^-1 H^T R inside the same call)."""
     from parsolve.laws.codes import OUTCOMES
     from parsolve.parallel.colouring import ColourSchedule
     from parsolve.solvers import kernels, twins
@@ -62,19 +63,23 @@ def test_one_ranks_compiled_body_loop_is_the_python_loop_bit_for_bit(case):
     ld.B = B
     cap = 4 if case == "capped" else 5000
     out = []
+    warm = case == "warm"
     for impl in ("compiled", "loop", "twin"):
-        du = np.zeros((ld.nbodies, 6))
+        du = np.full((ld.nbodies, 6), 7.0 if warm else 0.0)   # stale: sync must remake it
         R, counts = np.zeros((ld.n, 3)), np.zeros(len(OUTCOMES), np.int64)
+        if warm:                                    # a warm start in the cone
+            R[:, 0] = np.linspace(0.5, 2.0, ld.n)
+            R[:, 1] = 0.1 * ld.mu * R[:, 0]
         p = Problem.coupled(ld, du, ColourSchedule.single(ld.n))
         if impl == "compiled":
-            it, err = p.gauss_seidel(R, counts, 1.3, 0, 1e-10, cap)
+            it, err = p.gauss_seidel(R, counts, 1.3, 0, 1e-10, cap, sync=warm)
         elif impl == "loop":
-            it, err = Problem.gauss_seidel(p, R, counts, 1.3, 0, 1e-10, cap)
+            it, err = Problem.gauss_seidel(p, R, counts, 1.3, 0, 1e-10, cap, sync=warm)
         else:
             it, err = twins.body_gauss_seidel_rows(
                 ld.inc_ptr, ld.inc_body, ld.H, ld.K, ld.Wdiag, B, ld.kind, ld.param, R, du,
                 np.empty((ld.n, 3)), np.empty((ld.n, 4)), np.arange(ld.n), 1.3, counts, 0,
-                1e-10, cap)
+                1e-10, cap, sync=warm)
         out.append((it, err, R, du, counts))
     (it, err, R, du, counts), loop, twin = out
     assert kernels.COMPILED
@@ -83,7 +88,7 @@ def test_one_ranks_compiled_body_loop_is_the_python_loop_bit_for_bit(case):
         assert a.tobytes() == b.tobytes()
     assert it == twin[0]
     np.testing.assert_allclose(R, twin[2], rtol=0, atol=1e-9 * max(np.abs(R).max(), 1e-300))
-    if case == "step":
+    if case in ("step", "warm"):
         assert 2 < it < 5000 and err <= 1e-10
     elif case == "capped":
         assert it == 4 and err > 1e-10

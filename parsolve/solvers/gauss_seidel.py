@@ -113,7 +113,6 @@ class GaussSeidel:
         """Solve `problem` (a Problem) in place for R (n, 3), warm-started from its content.
         Through the bodies, du starts consistent with R (sync) and ends so; with the same
         colours, 1 and P ranks produce the same iterates bit for bit. Returns a SolveReport."""
-        problem.sync(R)
         # sweep k in the colour schedule's order, or shuffled anew every sweep or once a solve
         salt = None if self.shuffle is None else (
             lambda k: shuffle_salt(self.seed, k if self.shuffle == "sweep" else 0))
@@ -121,16 +120,18 @@ class GaussSeidel:
         counts = np.zeros(NCODES, np.int64)
         report = SolveReport(self.name)
         if self.sweeps is not None:
+            problem.sync(R)
             for k in range(self.sweeps):
                 problem.sweep(R, counts, self.omega, self.method, salt and salt(k))
             report.iterations, report.residual = self.sweeps, problem.residual(R)
             report.converged = report.residual <= self.tol
         elif self.adapt is None and self.check == 1 and self.stop == "residual":
-            # collective: every rank runs as many sweeps
+            # collective: every rank runs as many sweeps (on one rank one call, sync included)
             report.iterations, report.residual = problem.gauss_seidel(
-                R, counts, self.omega, self.method, self.tol, self.max_iter, salt)
+                R, counts, self.omega, self.method, self.tol, self.max_iter, salt, sync=True)
             report.converged = report.residual <= self.tol
         else:
+            problem.sync(R)
             report.iterations, report.residual, report.converged = self._controlled(
                 problem, R, counts, salt)
         report.local = {name: c for name, c in zip(CODE_NAMES, counts.tolist()) if c}

@@ -40,11 +40,13 @@ class Problem:
             self._shuffled = (salt, make())
         return self._shuffled[1]
 
-    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None, sync=False):
         """Sweeps until the residual reaches tol or max_iter sweeps are done, the residual
         measured before and after each: (sweeps, residual). Sweep k goes in the problem's
-        order, or with salt (a function of k) in the shuffled order of salt(k). Collective in
-        parallel: every rank runs the same number of sweeps."""
+        order, or with salt (a function of k) in the shuffled order of salt(k). sync: first
+        self.sync(R). Collective in parallel: every rank runs the same number of sweeps."""
+        if sync:
+            self.sync(R)
         err, it = self.residual(R), 0
         while err > tol and it < max_iter:
             self.sweep(R, counts, omega, method, salt and salt(it))
@@ -133,9 +135,9 @@ class _Rows(Problem):
                                           self.B, self.kind, self.param, R, order,
                                           omega, counts, method)
 
-    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None, sync=False):
         """As Problem.gauss_seidel; in the problem's order the whole loop is one compiled
-        call."""
+        call (sync: nothing to bring up to date)."""
         if salt is not None:
             return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
         return kernels.gauss_seidel_rows(self.indptr, self.indices, self.blocks, self.diag,
@@ -183,19 +185,21 @@ class _Coupled(Problem):
         self.schedule.visit(lambda order: kernels.body_apply(*self._inc, self.ld.K, R, self.du,
                                                              order))
 
-    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None):
+    def gauss_seidel(self, R, counts, omega, method, tol, max_iter, salt=None, sync=False):
         """As Problem.gauss_seidel; on one rank (a schedule without exchanges: its rows are
-        all there are, and their exact sums this rank's) the whole loop is one compiled call,
-        the same iterates and residuals bit for bit."""
+        all there are, and their exact sums this rank's) the whole loop, sync included, is
+        one compiled call, the same iterates and residuals bit for bit."""
         if salt is not None or not self.schedule.serial:
-            return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt)
+            return super().gauss_seidel(R, counts, omega, method, tol, max_iter, salt, sync)
         if not self.n:                              # the compiled loop's answer for no rows
+            if sync:
+                self.sync(R)
             return 0, 0.0
         ld = self.ld
         return kernels.body_gauss_seidel_rows(*self._inc, ld.H, ld.K, ld.Wdiag, self.B,
                                               self.kind, self.param, R, self.du, self._U,
                                               self._parts, self.schedule.whole(), omega,
-                                              counts, method, tol, max_iter)
+                                              counts, method, tol, max_iter, sync)
 
     def sweeps(self, R, k, counts):
         """Problem.sweeps; on one rank one compiled call (gauss_seidel's loop run for k

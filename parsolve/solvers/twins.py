@@ -107,9 +107,12 @@ def body_residual(inc_ptr, inc_body, H, B, kind, param, R, du, U, parts):
 
 
 def body_gauss_seidel_rows(inc_ptr, inc_body, H, K, Wdiag, B, kind, param, R, du, U, parts,
-                           order, omega, counts, method, tol, max_iter):
+                           order, omega, counts, method, tol, max_iter, sync=False):
     """Sweeps in `order` until the residual reaches tol or max_iter sweeps are done:
-    (sweeps, residual)."""
+    (sweeps, residual); sync: du = M^-1 H^T R first."""
+    if sync:
+        du[:] = 0.0
+        body_apply(inc_ptr, inc_body, K, R, du, order)
     if len(B) == 0:
         return 0, 0.0
 
