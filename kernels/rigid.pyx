@@ -112,9 +112,13 @@ def free_velocity(const double[:, ::1] q, const double[:, ::1] inertia,
 def energies(const double[:, ::1] q, const double[:, ::1] inertia, const double[::1] mass,
              const double[:, ::1] x, const double[:, ::1] v, const double[:, ::1] w,
              const double[::1] gravity, double[::1] kinetic, double[::1] potential):
-    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out)."""
-    cdef index_t i, n = q.shape[0]
+    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out), for
+    the first rows of the inputs, as many as the outputs have (the owned ones of held
+    bodies: no slices made)."""
+    cdef index_t i, n = kinetic.shape[0]
     cdef int j, k
+    assert potential.shape[0] == n and min(q.shape[0], inertia.shape[0], mass.shape[0],
+                                           x.shape[0], v.shape[0], w.shape[0]) >= n
     cdef double R[9]
     cdef double J[9]
     cdef double vv, wJw

@@ -39,9 +39,8 @@ def energies(bodies, gravity, n=None):
     """(kinetic, potential) energy of rows 0..n-1 (default the owned ones), per body."""
     n = bodies.n_owned if n is None else n
     kinetic, potential = np.empty(n), np.empty(n)
-    _kernel.energies(bodies.q[:n], bodies.inertia[:n], bodies.mass[:n], bodies.x[:n],
-                     bodies.v[:n], bodies.w[:n], np.ascontiguousarray(gravity, float), kinetic,
-                     potential)
+    _kernel.energies(bodies.q, bodies.inertia, bodies.mass, bodies.x, bodies.v, bodies.w,
+                     np.ascontiguousarray(gravity, float), kinetic, potential)
     return kinetic, potential
 
 

@@ -27,7 +27,10 @@ def free_velocity(q, inertia, mass, v, w, force, torque, gravity, h, v_free, w_f
 
 
 def energies(q, inertia, mass, x, v, w, gravity, kinetic, potential):
-    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out)."""
+    """Each row's kinetic energy (m v.v + w.J_w w) / 2 and potential energy -m x.g (out), for
+    the first rows of the inputs, as many as the outputs have."""
+    n = len(kinetic)
+    q, inertia, mass, x, v, w = q[:n], inertia[:n], mass[:n], x[:n], v[:n], w[:n]
     Rm = quat_to_matrix(q)
     Jw = np.einsum("nij,nj,nkj->nik", Rm, inertia, Rm)
     kinetic[:] = 0.5 * (mass * np.einsum("ni,ni->n", v, v) + np.einsum("ni,nij,nj->n", w, Jw, w))

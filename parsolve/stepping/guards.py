@@ -14,13 +14,14 @@ import numpy as np
 
 from .. import dynamics
 from ..tables.keys import CONTACT, pair_code
+from ..tables.table import smallest
 
 MAX_REPORTED = 10        # per rank and step: the count is exact, the list is a sample
 
 
 def deep_overlaps(contacts, bodies, fraction, obstacle_names):
     """Contacts whose overlap exceeds `fraction` of the smaller radius: (count, reports)."""
-    if not len(contacts) or contacts.gap.min() >= 0.0:      # no overlap at all
+    if not len(contacts) or smallest(contacts.gap) >= 0.0:  # no overlap at all
         return 0, []
     a, b = contacts.a, contacts.b
     ra = bodies.radius[a]

@@ -96,6 +96,12 @@ class Table:
 FEW_ROWS = 64
 
 
+def smallest(a):
+    """The least value of the non-empty 1-D array a (a.min(); for FEW_ROWS values or fewer by
+    their list)."""
+    return min(a.tolist()) if len(a) <= FEW_ROWS else a.min()
+
+
 def same(a, b):
     """Whether the 1-D arrays a and b hold the same values (np.array_equal; for FEW_ROWS
     rows or fewer by their lists)."""
