@@ -1,7 +1,7 @@
 """The sweeps a granular step needs: Gauss-Seidel's stop and relaxation options on a pour.
 
     python bench/bench_sweeps.py [--spheres 500] [--steps 600] [--cap 1000]
-        [--settings default,adapt,adapt15,change,check5,hybrid-ipm]
+        [--settings default,adapt,adapt15,change,check5,hybrid-ipm,hybrid-ipm-w100]
 
 The peer bench's pour (bench/peers/models.py, "pour2k": glass spheres rained from a jittered
 lattice into a 50 mm box, mu = 0.4, e = 0.2) with `--spheres` spheres, for `--steps` steps
@@ -15,6 +15,7 @@ of h = 5e-4 s (600: the bed has formed and settles), Gauss-Seidel to 1e-4 with a
     check5   omega 1.5, the residual checked every 5 sweeps (check=5)
     hybrid-ipm  not Gauss-Seidel alone: the Hybrid, interior-point stages where Gauss-Seidel
              stalls (its sweep cap --cap; "mean sweeps" counts its iterations of both kinds)
+    hybrid-ipm-w100  the same, a stall judged over 100 sweeps (window=100), not 10
 
 One JSON record per setting, appended to bench/results/sweeps.json: mean sweeps a step, the
 steps that ended at the cap above the tolerance, the steps whose residual ends above tol
@@ -45,6 +46,8 @@ SETTINGS = {
     # not Gauss-Seidel alone: the Hybrid, its stages the interior point where Gauss-Seidel
     # stalls (parsolve.solvers.hybrid)
     "hybrid-ipm": dict(solver="hybrid", stage="ipm"),
+    # the same, Gauss-Seidel's stall judged over 100 sweeps instead of 10
+    "hybrid-ipm-w100": dict(solver="hybrid", stage="ipm", window=100),
 }
 
 
