@@ -18,7 +18,8 @@ of h = 5e-4 s (600: the bed has formed and settles), Gauss-Seidel to 1e-4 with a
     hybrid-ipm-w100  the same, a stall judged over 100 sweeps (window=100), not 10
 
 One JSON record per setting, appended to bench/results/sweeps.json: mean sweeps a step, the
-steps that ended at the cap above the tolerance, the steps whose residual ends above tol
+steps that ended at the cap above the tolerance (and the stages of the first 20 unconverged
+solves: the Hybrid's), the steps whose residual ends above tol
 (with stop="change" the true residual can be above tol where the change is within it), wall
 seconds, and the bed at the end (bench/peers/models.pour_physics: bed height, packing,
 centre of mass height).
@@ -78,6 +79,9 @@ def run(setting, spheres, steps, cap):
             "max_sweeps": int(sweeps.max()) if len(sweeps) else 0,
             "capped": int(((sweeps >= cap) & (residual > spec["tol"])).sum()),
             "unconverged": int(sum(not r.converged for r in reports)),
+            # how the unconverged steps' solves went: (step, residual, stages), the first 20
+            "unconverged_stages": [(k + 1, r.residual, [list(s) for s in r.stages])
+                                   for k, r in enumerate(reports) if not r.converged][:20],
             "above_tol": int((residual > spec["tol"]).sum()),
             "max_residual": float(residual.max()) if len(residual) else 0.0,
             "seconds": seconds, "solve_seconds": float(sum(r.seconds for r in reports)),
