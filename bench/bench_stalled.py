@@ -239,13 +239,7 @@ def carried(plain):
     def warm_start(self, previous):
         if previous is None or not len(previous) or not len(self):
             return plain(self, previous)
-        k1 = np.concatenate([previous.k1, self.k1])
-        k2 = np.concatenate([previous.k2, self.k2])
-        src = np.concatenate([np.zeros(len(previous), bool), np.ones(len(self), bool)])
-        idx = np.concatenate([np.arange(len(previous)), np.arange(len(self))])
-        o = np.lexsort((src, k2, k1))
-        hit = (k1[o][1:] == k1[o][:-1]) & (k2[o][1:] == k2[o][:-1]) & ~src[o][:-1] & src[o][1:]
-        old, new = idx[o][:-1][hit], idx[o][1:][hit]
+        old, new = self.persisting(previous)
         world = np.einsum("kji,kj->ki", previous.frame[old], previous.R[old])
         self.R[new] = np.einsum("kij,kj->ki", self.frame[new], world)
         self.state[new] = previous.state[old]

@@ -53,6 +53,13 @@ class Interactions(Table):
             self.R[:] = previous.R
             self.state[:] = previous.state
             return len(self)
+        old, new = self.persisting(previous)
+        self.R[new] = previous.R[old]
+        self.state[new] = previous.state[old]
+        return len(new)
+
+    def persisting(self, previous):
+        """(old, new): the rows of `previous` and of this table with the same keys, paired."""
         k1 = np.concatenate([previous.k1, self.k1])
         k2 = np.concatenate([previous.k2, self.k2])
         src = np.concatenate([np.zeros(len(previous), bool), np.ones(len(self), bool)])
@@ -60,7 +67,4 @@ class Interactions(Table):
         o = np.lexsort((src, k2, k1))
         equal = (k1[o][1:] == k1[o][:-1]) & (k2[o][1:] == k2[o][:-1])
         hit = equal & ~src[o][:-1] & src[o][1:]
-        old, new = idx[o][:-1][hit], idx[o][1:][hit]
-        self.R[new] = previous.R[old]
-        self.state[new] = previous.state[old]
-        return len(new)
+        return idx[o][:-1][hit], idx[o][1:][hit]
