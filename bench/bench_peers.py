@@ -39,8 +39,10 @@ CODES = {        # model: the codes that run it, each (code, variant)
     "ball": [("parsolve", "gs"), ("siconos", ""), ("exudyn", "")],
     "chain": [("parsolve", "gs"), ("parsolve", "newton"), ("siconos", ""), ("exudyn", "")],
     "spring": [("parsolve", "gs"), ("siconos", ""), ("exudyn", "")],
-    "pour2k": [("parsolve", ""), ("liggghts", ""), ("yade", "")],
-    "pour20k": [("parsolve", ""), ("liggghts", ""), ("yade", "")],
+    # parsolve's pours: contacts as the DEM codes' glass, compliant ("springs"); "--rigid"
+    # runs them on rigid contacts instead
+    "pour2k": [("parsolve", "springs"), ("liggghts", ""), ("yade", "")],
+    "pour20k": [("parsolve", "springs"), ("liggghts", ""), ("yade", "")],
 }
 RANKS = {"pour2k": (1, 2), "pour20k": (1, 2)}  # Yade (threads, no MPI) at 1 only
 PEERS = ("parsolve", "siconos", "exudyn", "liggghts", "yade")
@@ -139,6 +141,8 @@ def main():
     ap.add_argument("--rev", default="",
                     help="also run parsolve at this commit (its own tree, kernels built), "
                          "alternated with the others, as code parsolve@REV")
+    ap.add_argument("--rigid", action="store_true",
+                    help="parsolve's pours on rigid contacts (default: compliant, the glass)")
     ap.add_argument("--table-only", action="store_true",
                     help="print the table of the newest full invocation's records")
     args = ap.parse_args()
@@ -163,6 +167,9 @@ def main():
             print(f"bench_peers: {p} is not installed: skipped", flush=True)
     peers = [p for p in wanted if p in found]
     ranks_override = tuple(int(r) for r in args.ranks.split(",") if r.strip())
+    if args.rigid:
+        for model in M.POURS:
+            CODES[model] = [(c, "rigid" if c == "parsolve" else v) for c, v in CODES[model]]
     session = time.strftime("%Y-%m-%dT%H:%M:%S")
     records = []
     with tempfile.TemporaryDirectory() as tmp, \
@@ -174,7 +181,8 @@ def main():
             for rep in range(args.repeats if not args.quick else 1):
                 for code, variant in codes:
                     base = code.rstrip("@")
-                    label = base + (f"-{variant}" if variant and model == "chain" else "") + \
+                    label = base + (f"-{variant}" if variant and model != "ball" and
+                                    model != "spring" else "") + \
                         (f"@{args.rev}" if code.endswith("@") else "")
                     t0 = time.perf_counter()
                     try:

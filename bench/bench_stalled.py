@@ -50,7 +50,7 @@ from peers.parsolve_models import build  # noqa: E402
 
 def pour(spheres, solver):
     spec = dict(M.MODELS["pour2k"], spheres=spheres)
-    return spec, ps.Simulation(build("pour2k", spec), step=spec["step"], solver=solver,
+    return spec, ps.Simulation(build("pour2k", spec, "rigid"), step=spec["step"], solver=solver,
                                quiet=True, progress=1e9, verify_every=0)
 
 

@@ -1,7 +1,8 @@
 """The sweeps a granular step needs: Gauss-Seidel's stop and relaxation options on a pour.
 
     python bench/bench_sweeps.py [--spheres 500] [--steps 600] [--cap 1000]
-        [--settings default,adapt,adapt15,change,check5,hybrid-ipm,hybrid-ipm-w100]
+        [--settings default,adapt,adapt15,change,check5,hybrid-ipm,hybrid-ipm-w100,
+                    springs,springs-adapt15]
 
 The peer bench's pour (bench/peers/models.py, "pour2k": glass spheres rained from a jittered
 lattice into a 50 mm box, mu = 0.4, e = 0.2) with `--spheres` spheres, for `--steps` steps
@@ -16,6 +17,9 @@ of h = 5e-4 s (600: the bed has formed and settles), Gauss-Seidel to 1e-4 with a
     hybrid-ipm  not Gauss-Seidel alone: the Hybrid, interior-point stages where Gauss-Seidel
              stalls (its sweep cap --cap; "mean sweeps" counts its iterations of both kinds)
     hybrid-ipm-w100  the same, a stall judged over 100 sweeps (window=100), not 10
+    springs  not rigid contacts: the DEM codes' glass as compliant ones (the spec's
+             stiffness, laws/coulomb.py), omega 1.5
+    springs-adapt15  the same with adapt=20 (the peer bench's setting)
 
 One JSON record per setting, appended to bench/results/sweeps.json: mean sweeps a step, the
 steps that ended at the cap above the tolerance (and the stages of the first 20 unconverged
@@ -49,6 +53,9 @@ SETTINGS = {
     "hybrid-ipm": dict(solver="hybrid", stage="ipm"),
     # the same, Gauss-Seidel's stall judged over 100 sweeps instead of 10
     "hybrid-ipm-w100": dict(solver="hybrid", stage="ipm", window=100),
+    # not rigid contacts: compliant ones, the DEM codes' glass (the peer bench's pour)
+    "springs": dict(omega=1.5, contacts="springs"),
+    "springs-adapt15": dict(omega=1.5, adapt=20, contacts="springs"),
 }
 
 
@@ -56,9 +63,11 @@ def run(setting, spheres, steps, cap):
     spec = dict(M.MODELS["pour2k"], spheres=spheres)
     options = dict(SETTINGS[setting])
     kind = options.pop("solver", "gs")
+    contacts = options.pop("contacts", "rigid")
     solver = (ps.Hybrid if kind == "hybrid" else ps.GaussSeidel)(tol=spec["tol"], max_iter=cap,
                                                                  **options)
-    sim = ps.Simulation(build("pour2k", spec), step=spec["step"], solver=solver, quiet=True,
+    sim = ps.Simulation(build("pour2k", spec, contacts), step=spec["step"], solver=solver,
+                        quiet=True,
                         progress=1e9, verify_every=0)
     reports, last = [], {}
     orig = solver.solve

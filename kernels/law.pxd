@@ -3,7 +3,8 @@
 # name a law. A row's law is its kind; p points at its parameters (parsolve.laws: the law's
 # SOLVE_PARAMS first columns of its param row); R at all the rows' reactions (n x 3, row
 # major), which a linked law reads its partner's normal impulse from (rolling resistance, its
-# contact's). Adding a law: one header and one case in each.
+# contact's). Adding a law: one header and one case in each. A contact's p = (mu, c): c its
+# normal compliance (parsolve/laws/coulomb.py), the law's u_N read as u_N + c r_N.
 from codes cimport *
 from typedefs cimport kind_t
 from coulomb cimport local_solve, ac_phi
@@ -19,8 +20,15 @@ cdef inline int law_solve(kind_t kind, const double* p, const double* W, const d
                           double* r, int method, const double* R) noexcept nogil:
     """The row's reaction r (warm on entry) for its local problem u = W r + b; an outcome
     code (LOCAL_*). method: the Coulomb local solver (METHOD_*)."""
+    cdef double Wc[9]
+    cdef int k
     if kind == KIND_COULOMB:
-        return local_solve(W, b, p[0], r, method)
+        if p[1] == 0.0:
+            return local_solve(W, b, p[0], r, method)
+        for k in range(9):                                # compliant: W + c e_N e_N^T
+            Wc[k] = W[k]
+        Wc[0] += p[1]
+        return local_solve(Wc, b, p[0], r, method)
     if kind == KIND_BILATERAL:
         return bilateral_solve(W, b, p, r)
     if kind == KIND_SPRING:
@@ -35,8 +43,12 @@ cdef inline int law_solve(kind_t kind, const double* p, const double* W, const d
 cdef inline double law_residual_sq(kind_t kind, const double* p, const double* r,
                                    const double* u, const double* R) noexcept nogil:
     """|e|^2, e the row's natural-map residual: zero iff (u, r) satisfy the law."""
+    cdef double uc[3]
     if kind == KIND_COULOMB:
-        return natural_map_sq(r, u, p[0])
+        if p[1] == 0.0:
+            return natural_map_sq(r, u, p[0])
+        uc[0] = u[0] + p[1] * r[0]; uc[1] = u[1]; uc[2] = u[2]
+        return natural_map_sq(r, uc, p[0])
     if kind == KIND_BILATERAL:
         return bilateral_residual_sq(p, r, u)
     if kind == KIND_SPRING:
@@ -54,10 +66,17 @@ cdef inline void law_phi(kind_t kind, const double* p, const double* r, const do
     """The row's semismooth function Phi(r, u) = 0 of the global Newton, and when A is not
     NULL its blocks A = dPhi/dr, B = dPhi/du; when C is not NULL, dPhi/dr_N (3) of a linked
     row's partner (zero for the others)."""
+    cdef double uc[3]
     if C != NULL and kind != KIND_ROLLING:
         C[0] = 0.0; C[1] = 0.0; C[2] = 0.0
     if kind == KIND_COULOMB:
-        ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B, False)
+        if p[1] == 0.0:
+            ac_phi(r, u, p[0], rho_n, rho_t, phi, A, B, False)
+        else:                                  # compliant: Phi(r, u + c r_N e_N)
+            uc[0] = u[0] + p[1] * r[0]; uc[1] = u[1]; uc[2] = u[2]
+            ac_phi(r, uc, p[0], rho_n, rho_t, phi, A, B, False)
+            if A != NULL:
+                A[0] += p[1] * B[0]; A[3] += p[1] * B[3]; A[6] += p[1] * B[6]
     elif kind == KIND_BILATERAL:
         bilateral_phi(p, r, u, rho_n, rho_t, phi, A, B)
     elif kind == KIND_SPRING:

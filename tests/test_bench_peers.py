@@ -90,6 +90,21 @@ def test_pour_starts_inside_its_box_without_overlaps_and_steps():
     assert abs(out["physics"]["com_height"] - com0) < 0.5 * M.G * 1e-3 ** 2 + 0.2 * 1e-3
 
 
+def test_the_pours_springs_are_the_dem_codes_hertz_glass_at_five_weights():
+    """parsolve's compliant pours take the secant of the DEM codes' Hertz contact (E, nu of
+    the spec, two spheres of the mean radius) at five sphere weights: at the overlap F / k,
+    Hertz's force 4/3 E* sqrt(R*) delta^3/2 is that load; the built model carries it."""
+    spec = M.MODELS["pour2k"]
+    r, k = 1.9e-3, spec["stiffness"]
+    force = 5 * spec["density"] * 4 / 3 * np.pi * r ** 3 * M.G
+    e_star = spec["young"] / (2 * (1 - spec["poisson"] ** 2))
+    assert 4 / 3 * e_star * np.sqrt(r / 2) * (force / k) ** 1.5 == pytest.approx(force)
+    assert 1.5e3 < k < 1.8e3
+    for contacts, want in (("springs", k), ("rigid", None)):
+        stiff = dict(P.build("pour2k", dict(spec, spheres=10), contacts).materials.state())
+        assert [v for _, v in stiff.get("stiffness", [])] == ([want] if want else [])
+
+
 def test_pour_measures_on_a_simple_cubic_packing():
     """Spheres of radius a on a simple cubic lattice of spacing 2a fill pi/6 of space: the
     packing fraction in the central region is that, and 95 % of the volume lies below

@@ -46,7 +46,7 @@ def test_connector_rows_in_sweeps_residuals_and_newton_parts_equal_their_twins()
     from test_laws import dense_problem, kernels_equal_twins
 
     W, indptr, indices, blocks, diag, B, kind, param = dense_problem(12, 5, (0, 3, 3, 1))
-    param = np.hstack([param, np.zeros((12, 2))])
+    param = np.hstack([param, np.zeros((12, 1))])         # (mu, c) -> three columns
     rows = np.flatnonzero(kind == connector.KIND)
     param[rows] = [[0.3, -0.5, 0.0], [-0.2, -0.1, 0.4], [0.1, 0.0, 0.2]] * 2
     kernels_equal_twins((indptr, indices, blocks, diag, B, kind, param), "connector",

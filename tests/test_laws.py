@@ -27,7 +27,7 @@ def dense_problem(n, seed, kinds, m=(3, 1, 2), mu=0.3):
     diag = np.arange(n, dtype=np.int64) * (n + 1)
     B = rng.normal(size=(n, 3)) - [0.5, 0.0, 0.0]
     kind = np.array([kinds[a % len(kinds)] for a in range(n)], np.int8)
-    param = np.zeros((n, 1))
+    param = np.zeros((n, coulomb.SOLVE_PARAMS))
     param[kind == coulomb.KIND, 0] = mu
     bil = np.flatnonzero(kind == bilateral.KIND)
     param[bil, 0] = [m[k % len(m)] for k in range(len(bil))]

@@ -22,7 +22,8 @@ from test_local_solvers import block_problem
 
 def alart_curnier(R, U, mu, rho_n, rho_t, jacobian=True):
     """Alart-Curnier's function of contact rows of friction mu (the Coulomb law's twin)."""
-    return coulomb.phi_rows(R, U, mu[:, None], rho_n, rho_t, jacobian)
+    return coulomb.phi_rows(R, U, np.stack([mu, np.zeros_like(mu)], axis=1), rho_n, rho_t,
+                            jacobian)
 
 
 def local_dynamics(model, steps):

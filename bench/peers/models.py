@@ -11,6 +11,20 @@ import numpy as np
 
 G = 9.81
 
+
+def hertz_secant(young, poisson, radius, density, weights=5.0):
+    """The secant stiffness F / delta [N/m] of the DEM codes' Hertz contact between two
+    spheres of `radius` (E* = E / (2 (1 - nu^2)), R* = radius / 2: F = 4/3 E* sqrt(R*)
+    delta^3/2) at F = `weights` times a sphere's weight (about the load half-way down a bed of
+    ten layers): the linear spring parsolve's compliant contacts take for the same glass."""
+    e_star = young / (2.0 * (1.0 - poisson ** 2))
+    force = weights * density * 4.0 / 3.0 * np.pi * radius ** 3 * G
+    delta = (3.0 * force / (4.0 * e_star * np.sqrt(radius / 2.0))) ** (2.0 / 3.0)
+    return float(force / delta)
+
+
+GLASS = hertz_secant(5e7, 0.3, 1.9e-3, 2500.0)     # 1.64e3 N/m
+
 MODELS = {
     "ball": dict(
         words="a ball dropped on a floor, bouncing vertically (frictionless, Newton's "
@@ -37,6 +51,7 @@ MODELS = {
         spheres=2000, side=0.05, rmin=1.8e-3, rmax=2.0e-3, density=2500.0,
         friction=0.4, restitution=0.2, duration=0.5, seed=7,
         step=5e-4, tol=1e-4, max_iter=10000, omega=1.5,     # parsolve's Moreau-Jean step
+        stiffness=GLASS,                  # parsolve's contacts "springs": the same glass
         young=5e7, poisson=0.3, dem_step=7e-6),              # the DEM codes' Hertz-Mindlin
     "pour20k": dict(
         words="20,000 spheres as in pour2k in a box of ten times the floor (158 mm x 158 mm), "
@@ -44,6 +59,7 @@ MODELS = {
         spheres=20000, side=0.158, rmin=1.8e-3, rmax=2.0e-3, density=2500.0,
         friction=0.4, restitution=0.2, duration=0.05, seed=7,
         step=5e-4, tol=1e-4, max_iter=10000, omega=1.5,
+        stiffness=GLASS,
         young=5e7, poisson=0.3, dem_step=7e-6),
 }
 SMALL = ("ball", "chain", "spring")

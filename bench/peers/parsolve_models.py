@@ -1,12 +1,15 @@
 """The peer bench's five models in parsolve, through its public API only (`import parsolve`).
 
-    python bench/peers/parsolve_models.py MODEL [--solver gs|newton] [--quick]
+    python bench/peers/parsolve_models.py MODEL [--solver gs|newton|springs|rigid] [--quick]
     mpirun -n 2 python bench/peers/parsolve_models.py pour20k
 
-build(name, spec, solver) -> (Model, Simulation options); run(name, spec, solver) -> the
-runner's record (bench/peers/models.py), printed as one JSON line by rank 0. The small models
-are stepped by Simulation.step() with the state sampled after each step; the pours by
-Simulation.run(duration), their spheres gathered at the end.
+build(name, spec, contacts) -> Model; run(name, spec, solver) -> the runner's record
+(bench/peers/models.py), printed as one JSON line by rank 0. The small models are stepped by
+Simulation.step() with the state sampled after each step; the pours by
+Simulation.run(duration), their spheres gathered at the end. A pour's "solver" names its
+contacts: "springs" (the default: the DEM codes' glass as compliant contacts of the spec's
+stiffness, laws/coulomb.py) or "rigid"; Gauss-Seidel solves both, ω backed off where it
+stalls (adapt=20).
 """
 import argparse
 import json
@@ -25,14 +28,16 @@ SMALL_TOL = 1e-8
 
 def solver_of(name, spec, solver):
     if name in M.POURS:
-        return ps.GaussSeidel(tol=spec["tol"], max_iter=spec["max_iter"], omega=spec["omega"])
+        return ps.GaussSeidel(tol=spec["tol"], max_iter=spec["max_iter"], omega=spec["omega"],
+                              adapt=20)
     if solver == "newton":
         return ps.SemismoothNewton(tol=SMALL_TOL)
     return ps.GaussSeidel(tol=SMALL_TOL, max_iter=100000)
 
 
-def build(name, spec):
-    """The model `name` (a key of models.MODELS) from its numbers `spec`."""
+def build(name, spec, contacts="springs"):
+    """The model `name` (a key of models.MODELS) from its numbers `spec`; a pour's contacts
+    "springs" (compliant, the spec's stiffness) or "rigid"."""
     if name == "ball":
         m = ps.Model(gravity=(0.0, 0.0, -M.G))
         m.surface("steel", "steel", friction=spec["friction"], restitution=spec["restitution"])
@@ -60,7 +65,8 @@ def build(name, spec):
         return m
     if name in M.POURS:
         m = ps.Model(gravity=(0.0, 0.0, -M.G))
-        m.surface("glass", "glass", friction=spec["friction"], restitution=spec["restitution"])
+        m.surface("glass", "glass", friction=spec["friction"], restitution=spec["restitution"],
+                  stiffness=spec["stiffness"] if contacts == "springs" else 0.0)
         side = spec["side"]
         m.box_walls((0, 0, 0), (side, side, 0.5), material="glass")
         centres, radii, velocities = M.pour_spheres(spec)
@@ -70,7 +76,8 @@ def build(name, spec):
 
 
 def simulation(name, spec, solver="gs"):
-    return ps.Simulation(build(name, spec), step=spec["step"],
+    contacts = "rigid" if solver == "rigid" else "springs"
+    return ps.Simulation(build(name, spec, contacts), step=spec["step"],
                          solver=solver_of(name, spec, solver), quiet=True, progress=1e9)
 
 
@@ -136,7 +143,7 @@ def _state(name, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model", choices=sorted(M.MODELS))
-    ap.add_argument("--solver", default="gs", choices=("gs", "newton"))
+    ap.add_argument("--solver", default="gs", choices=("gs", "newton", "springs", "rigid"))
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     spec = M.MODELS[args.model]

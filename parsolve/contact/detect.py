@@ -16,11 +16,14 @@ from .frames import frames_from_normals
 from .narrow import body_pairs, obstacle_pairs
 
 
-def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None, skin=None):
+def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None, skin=None,
+           c_table=None):
     """All active contacts among the bodies held and against the obstacles, canonical order;
     rolling_tables: (mu_r, mu_s) per pair of materials (SurfaceMaterials.rolling_tables), or
     None: the rolling rows of the contacts whose pair has either. skin: a broadphase.Skin
-    that keeps the candidate pairs over steps (the same pairs), or None."""
+    that keeps the candidate pairs over steps (the same pairs), or None. c_table: the
+    contacts' normal compliance per pair of materials (SurfaceMaterials.compliance_table), or
+    None: rigid contacts."""
     if len(bodies) < 2 and not len(obstacles):     # no pair, no obstacle: nothing to meet
         return Interactions.empty()
     parts = []
@@ -57,7 +60,8 @@ def detect(bodies, obstacles, mu_table, e_table, margin, rolling_tables=None, sk
     cs = Interactions(a=a, b=b, obstacle=obst, k1=bodies.gid[a],
                       k2=contact_key(b_gid, obst, c["feature"]), point=c["point"],
                       frame=frames_from_normals(c["normal"]), gap=c["gap"],
-                      **coulomb.rows(mu_table[mat_a, mat_b], e_table[mat_a, mat_b]))
+                      **coulomb.rows(mu_table[mat_a, mat_b], e_table[mat_a, mat_b],
+                                     0.0 if c_table is None else c_table[mat_a, mat_b]))
     if rolling_tables is not None:
         mu_r, mu_s = (table[mat_a, mat_b] for table in rolling_tables)
         resist = np.flatnonzero((mu_r > 0) | (mu_s > 0))

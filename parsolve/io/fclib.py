@@ -319,6 +319,7 @@ def from_local_dynamics(ld, title="", description=""):
     """The LocalProblem of one step's local dynamics (this rank's contacts; serial). FCLIB's
     local format holds frictional contacts only: a step with rows of other laws (joints,
     connectors, rolling resistance, bonds) is refused, naming them."""
+    from .. import laws
     from ..laws import KINDS, coulomb
 
     other = np.flatnonzero(ld.kind != coulomb.KIND)
@@ -329,7 +330,10 @@ def from_local_dynamics(ld, title="", description=""):
                          f"contacts ({named}); FCLIB's frictional contact format cannot hold "
                          "them (rolling resistance, bonds, joints and connectors have no "
                          "place in its 3-D friction contacts)")
-    return LocalProblem(ld.indptr.copy(), ld.indices.copy(), ld.blocks.copy(), ld.diag.copy(),
+    blocks = ld.blocks.copy()
+    # compliant contacts: FCLIB's velocity is their law's, U_N + c R_N (W + c e_N e_N^T)
+    blocks[ld.diag, 0, 0] += laws.compliance(ld.kind, ld.param)
+    return LocalProblem(ld.indptr.copy(), ld.indices.copy(), blocks, ld.diag.copy(),
                         ld.B.copy(), ld.mu.copy(), title, description)
 
 

@@ -148,6 +148,16 @@ def cones(kind, param):
     return mu
 
 
+def compliance(kind, param):
+    """Each row's normal compliance c (n,): u_N + c r_N is the normal velocity its law reads
+    (a compliant contact's, laws/coulomb.py; zero for the laws without one)."""
+    c = np.zeros(len(kind))
+    for law, idx in _groups(kind):
+        if hasattr(law, "compliance"):
+            c[idx] = law.compliance(param[idx])
+    return c
+
+
 def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True, coupling=False):
     """Each row's semismooth function Phi (n, 3), with A and B (n, 3, 3) when asked (twin of
     law.pxd's law_phi), and with coupling C (n, 3): dPhi_a/dr_N of a LINKED row's partner
@@ -173,4 +183,4 @@ def phi_rows(kind, param, R, U, rho_n, rho_t, jacobian=True, coupling=False):
 __all__ = ["LAWS", "KINDS", "OUTCOMES", "METHODS", "NCODES", "coulomb", "bilateral", "spring",
            "connector", "rolling", "bond", "link", "links",
            "solve_params", "free_term", "row_solve", "residual_sq", "residual_vector",
-           "project_admissible", "phi_rows", "status", "cones"]
+           "project_admissible", "phi_rows", "status", "cones", "compliance"]

@@ -4,13 +4,31 @@ A contact row's velocity U = (U_N, U_T) and impulse R = (R_N, R_T), normal first
     R in K_mu,  U_N + mu |U_T| in the dual cone's sense:  0 <= R_N _|_ U_N >= 0 and
     R_T = -mu R_N U_T / |U_T| when U_T != 0, |R_T| <= mu R_N otherwise
 (De Saxce's bipotential form; the natural map r - P_K(r - (u_N + mu |u_T|, u_T)) vanishes at
-its solutions). Parameters: param[:, 0] = mu (the local solve's), param[:, 1] = e, Newton's
-restitution coefficient, which enters through the free term: the solver enforces
-U_N + e min(U_N(t), 0) + max(gap, 0)/h >= 0 (impacts and closing gaps).
+its solutions). Parameters: param[:, 0] = mu (the local solve's), param[:, 1] = c, the normal
+compliance (below), param[:, 2] = e, Newton's restitution coefficient, which enters through the
+free term: the solver enforces U_N + e min(U_N(t), 0) + max(gap, 0)/h >= 0 (impacts and
+closing gaps).
 
-The compiled half: kernels/coulomb_cone.pxd, coulomb.pxd and coulomb_quartic.pxd. Here: the
-rows' parameters and free term, and the twins of the cone operations and of Alart-Curnier's
-function, scalar and vectorised; the local solvers' twins are in coulomb_local.py.
+A compliant contact (c > 0; Chrono's contact compliance, Solfec's spring-dashpot surfaces,
+the DEM codes' normal spring) has a linear normal spring of stiffness k, loaded by the
+contact's approach and taken implicitly (backward Euler): its force changes over the step by
+k times the approach h (-U_N), so its impulse is R_N = R_N' - h^2 k U_N, R_N' the row's
+reaction at the previous step (the warm start's; zero for a new contact). With c = 1 / (h^2 k)
+that is Signorini's law on U_N + max(gap, 0)/h + c (R_N - R_N'): the law is the rigid one's
+with u_N read as u_N + c r_N (the local solve sees W + c e_N e_N^T; the residual and
+Alart-Curnier's function take u_N + c r_N) and the free term shifted by -c R_N'. At rest
+U_N = 0 and the spring holds what the approach loaded into it; it unloads as the contact
+separates, and the contact opens once it is unloaded. The spring reads no overlap: an overlap
+found at detection (a contact met between two steps, at h U_N of travel) is not pushed out, as
+on a rigid contact, which would turn it into a rebound for a stiff spring. W + c e_N e_N^T is
+regular, so a hyperstatic pile's problem is strongly monotone in its normal part, and
+Gauss-Seidel converges where on rigid contacts it can wander. The tangential part stays rigid
+(no creep of a sticking contact).
+
+The compiled half: kernels/coulomb_cone.pxd, coulomb.pxd and coulomb_quartic.pxd (the
+compliance in kernels/law.pxd). Here: the rows' parameters and free term, and the twins of the
+cone operations and of Alart-Curnier's function, scalar and vectorised; the local solvers'
+twins are in coulomb_local.py.
 """
 import math
 
@@ -22,16 +40,31 @@ from .codes import KINDS, STATUS
 OPEN, STICKING, SLIDING = (STATUS.index(s) for s in ("open", "sticking", "sliding"))
 
 KIND = KINDS.index("coulomb")
-PARAM_NAMES = ("mu", "e")
-SOLVE_PARAMS = 1                    # the local solve reads mu only
+PARAM_NAMES = ("mu", "c", "e")
+SOLVE_PARAMS = 2                    # the local solve reads mu and c
 
 
-def rows(mu, e):
-    """The kind and param columns of contact rows with friction mu and restitution e."""
+def rows(mu, e, c=0.0):
+    """The kind and param columns of contact rows with friction mu, restitution e and normal
+    compliance c = 1 / (h^2 k) [1/kg] (0: rigid; k the spring's stiffness [N/m])."""
     mu = np.asarray(mu, float)
     param = np.zeros((len(mu), PARAMS))
-    param[:, 0], param[:, 1] = mu, e
+    param[:, 0], param[:, 1], param[:, 2] = mu, c, e
     return {"kind": np.full(len(mu), KIND, np.int8), "param": param}
+
+
+def compliance(p):
+    """Each row's normal compliance c (the interior point adds it to W's normal diagonal)."""
+    return p[:, 1]
+
+
+def compliant(u, r, c):
+    """u_N + c r_N: the normal velocity the law sees (u itself where c = 0, bit for bit)."""
+    if c == 0.0:
+        return u
+    u = np.array(u, float)
+    u[0] += c * r[0]
+    return u
 
 
 def cone(p):
@@ -41,10 +74,13 @@ def cone(p):
 
 
 def free_term(rows, U_before, t, h):
-    """B's shift of contact rows: Newton's impact law and the closing of gaps (normal part)."""
+    """B's shift of contact rows: Newton's impact law and the closing of gaps (normal part);
+    a compliant row's spring as the previous step left it, -c R_N' (rows.R: the warm start)."""
     shift = np.zeros((len(rows), 3))
-    shift[:, 0] = rows.param[:, 1] * np.minimum(U_before[:, 0], 0.0) \
-        + np.maximum(rows.gap, 0.0) / h
+    p = rows.param
+    shift[:, 0] = p[:, 2] * np.minimum(U_before[:, 0], 0.0) + np.maximum(rows.gap, 0.0) / h
+    if p[:, 1].any():
+        shift[:, 0] -= p[:, 1] * rows.R[:, 0]
     return shift
 
 
@@ -82,7 +118,7 @@ def natural_map(r, u, mu):
 
 def residual_sq(p, r, u):
     """|e|^2 of one row (p its parameters), e the natural map's residual."""
-    return natural_map(r, u, p[0]) ** 2
+    return natural_map(r, compliant(u, r, p[1]), p[0]) ** 2
 
 
 def ac_phi(r, u, mu, rho_n, rho_t, jacobian=True, fast_norm=False):
@@ -117,6 +153,9 @@ def row_solve(W, b, p, r0=None, method=0):
     """One row's reaction and outcome (the dispatcher's entry: mu = p[0])."""
     from .coulomb_local import local_solve
 
+    if p[1] != 0.0:                                   # compliant: W + c e_N e_N^T
+        W = np.array(W, float)
+        W[0, 0] += p[1]
     return local_solve(W, b, p[0], r0, method)
 
 
@@ -136,8 +175,18 @@ def project_rows(R, U, mu):
 
 
 def residual_vector(R, U, p):
-    """e (n, 3) per row: R - P_K(R - (U_N + mu |U_T|, U_T)), the natural map's residual."""
-    return R - project_rows(R, U, p[:, 0])
+    """e (n, 3) per row: R - P_K(R - (U_N + mu |U_T|, U_T)), the natural map's residual (U_N
+    + c R_N for U_N)."""
+    return R - project_rows(R, _compliant_rows(U, R, p[:, 1]), p[:, 0])
+
+
+def _compliant_rows(U, R, c):
+    """U with U_N + c R_N, row by row (U itself when no row is compliant)."""
+    if not (c != 0.0).any():
+        return U
+    U = U.copy()
+    U[:, 0] += c * R[:, 0]
+    return U
 
 
 def project_admissible(R, p):
@@ -149,7 +198,8 @@ def phi_rows(R, U, p, rho_n, rho_t, jacobian=True):
     """Alart-Curnier's Phi (n, 3) and, if asked, the blocks A = dPhi/dR and B = dPhi/dU
     (n, 3, 3) of one element of its generalised Jacobian, vectorised over contacts (the
     definitions of ac_phi)."""
-    mu = p[:, 0]
+    mu, c = p[:, 0], p[:, 1]
+    U = _compliant_rows(U, R, c)
     n = len(R)
     Phi = np.empty((n, 3))
     sn = R[:, 0] - rho_n * U[:, 0]
@@ -177,4 +227,6 @@ def phi_rows(R, U, p, rho_n, rho_t, jacobian=True):
     dn = np.where(slide & pos, mu, 0.0)[:, None] * zhat
     A[:, 1:, 0] = -dn
     B[:, 1:, 0] = rho_n[:, None] * dn
+    if (c != 0.0).any():                      # dPhi/dR through U_N + c R_N
+        A[:, :, 0] += c[:, None] * B[:, :, 0]
     return Phi, A, B

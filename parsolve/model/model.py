@@ -50,12 +50,15 @@ class Model(MasonryCommands, *elements.COMMANDS):
         self._count = 0
 
     # -- materials and obstacles -------------------------------------------------------------
-    def surface(self, a, b, friction, restitution=0.0, rolling=0.0, spinning=0.0):
+    def surface(self, a, b, friction, restitution=0.0, rolling=0.0, spinning=0.0,
+                stiffness=0.0):
         """Friction coefficient and restitution for contacts between labels a and b; rolling
         and spinning: the coefficients of rolling and spinning resistance, lengths [m] (the
         largest moment a contact transmits against rolling, or spinning about its normal, is
-        the coefficient times its normal force; laws/rolling.py)."""
-        self.materials.define(a, b, friction, restitution, rolling, spinning)
+        the coefficient times its normal force; laws/rolling.py); stiffness: a linear normal
+        contact stiffness k [N/m], 0 for rigid contacts (a compliant contact's spring
+        compresses by its force over k; laws/coulomb.py)."""
+        self.materials.define(a, b, friction, restitution, rolling, spinning, stiffness)
 
     def half_space(self, point, normal, material, name=None):
         """A fixed plane through `point`; bodies live on the side `normal` points to."""

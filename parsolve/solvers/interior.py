@@ -6,7 +6,8 @@ methods of Kleinert, Simeon and Obermayr 2014 for granular contact and of Mangon
 
     x = S r  in L = {x_0 >= |x_T|},   y = S^-1 (u + mu |u_T| e_N)  in L,   x . y = 0,
 
-u = W r + q. L is self-dual, so x . y >= 0 row by row, and the rows' sum measures how far the
+u = W r + q (W + c e_N e_N^T on compliant contacts' diagonal blocks, laws.compliance: their
+u_N is read as u_N + c r_N). L is self-dual, so x . y >= 0 row by row, and the rows' sum measures how far the
 iterate is from complementarity. So y = M x + b(x) with M = S^-1 W S^-1 and b = S^-1 q +
 |u_T| e_N: the shift |u_T| (De Saxce's) makes the problem non-monotone (Coulomb's friction is
 not associated); with it frozen the problem is a monotone one over second-order cones.
@@ -160,7 +161,7 @@ class InteriorPoint:
         mu = self._cones(problem) if mu is None else mu
         work = Workspace(problem, self.newton.gather)
         try:
-            report = self._solve(work, mu, R)
+            report = self._solve(work, mu, laws.compliance(problem.kind, problem.param), R)
         finally:
             work.destroy()
         if problem.restates:
@@ -187,7 +188,7 @@ class InteriorPoint:
             report.seconds += polish.seconds
         return report
 
-    def _solve(self, p, mu, R):
+    def _solve(self, p, mu, c, R):
         t0 = time.perf_counter()
         events = dict.fromkeys(self.event_names, 0)
         linear = p.linear(self.newton.chain(3 * p.n_global),
@@ -210,11 +211,13 @@ class InteriorPoint:
             floor_x, floor_y = EDGE * cy / wbar, EDGE * cy             # see inside()
             rows = np.repeat(np.arange(n), np.diff(p.indptr))
             SW = p.blocks / S[rows][:, :, None]                       # S^-1 W, fixed
+            SW[p.diag, 0, 0] += c / mu                                 # compliances
             best, best_R, best_at, it = math.inf, np.zeros((n, 3)), 0, 0
             while True:
                 r = x / S
                 u = p.apply(r) + p.q
                 err = design_residual(p, r, u)
+                u[:, 0] += c * r[:, 0]                                # the law's u_N
                 if err < best:
                     if err <= 0.5 * best:
                         best_at = it

@@ -13,8 +13,11 @@ import numpy as np
 from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
 from ..tables.keys import mix
+from .. import laws
 from . import kernels
 from .residual import coulomb_rows, residual_from_parts
+
+WIDTH = laws.coulomb.SOLVE_PARAMS           # the fewest parameter columns a problem holds
 
 
 class Problem:
@@ -117,6 +120,10 @@ class _Rows(Problem):
 
     def __init__(self, indptr, indices, blocks, diag, B, kind, param, order):
         super().__init__(B, kind, param)
+        if self.param.shape[1] < WIDTH:          # a contact's local solve reads (mu, c)
+            wide = np.zeros((self.n, WIDTH))     # (the stepper's rows: laws.solve_params)
+            wide[:, :self.param.shape[1]] = self.param
+            self.param = wide
         self.indptr = np.asarray(indptr, np.int64)
         self.indices = np.asarray(indices, np.int64)
         self.blocks = np.ascontiguousarray(blocks, float).reshape(-1, 3, 3)

@@ -61,7 +61,7 @@ class Projection:
         violation[~constraint, 0] = rows.gap[~constraint]
         violation[constraint] = _constraint_violation(rows.take(np.flatnonzero(constraint)), h)
         m = bilateral.components(rows.param)
-        param = np.zeros((n, 1))                 # contacts frictionless: mu = 0
+        param = np.zeros((n, 2))                 # contacts frictionless, rigid: mu = c = 0
         param[constraint, 0] = m[constraint]
         Jinv = b.inverse_inertia_world()
         Jinv[inv_mass == 0.0] = 0.0              # kinematic bodies are not moved

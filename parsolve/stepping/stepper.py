@@ -107,6 +107,7 @@ class Stepper:
                          comm.allreduce_array(counts.astype(np.int64), "sum"))
         self.mu_table, self.e_table = self.model.materials.tables()
         self.rolling_tables = self.model.materials.rolling_tables()
+        self.c_table = self.model.materials.compliance_table(self.h)
         rmin = self.rmin = self.comm.min(float(local.radius.min()) if len(local) else np.inf)
         rmax = self.comm.max(float(local.radius.max()) if len(local) else 0.0)
         self.margin = (self.model.contact_margin if self.model.contact_margin is not None
@@ -353,7 +354,7 @@ class Stepper:
         if self.period:
             return self._across(b, margin, t, tables)
         return detect(b, self._obstacles(t), self.mu_table, self.e_table, margin, tables,
-                      self.skin)
+                      self.skin, self.c_table)
 
     def _across(self, b, margin, t, tables):
         """_detect with periodic images (periodic.py): the images near a boundary join the
@@ -362,12 +363,13 @@ class Stepper:
         index, shift = self.period.images(b.x, float(np.max(self.levels.top)))
         obstacles = self._obstacles(t)
         if not len(index):                      # nothing near a boundary
-            return detect(b, obstacles, self.mu_table, self.e_table, margin, tables)
+            return detect(b, obstacles, self.mu_table, self.e_table, margin, tables,
+                          c_table=self.c_table)
         images = b.take(index)
         images.x = images.x + shift
         n = len(b)
         rows = detect(type(b).concat([b.take(np.arange(n)), images]), obstacles,
-                      self.mu_table, self.e_table, margin, tables)
+                      self.mu_table, self.e_table, margin, tables, c_table=self.c_table)
         image = rows.b >= n
         k = np.where(image, rows.b - n, 0)
         keep = (rows.a < n) & ~(image & (index[k] == rows.a))
