@@ -1,6 +1,6 @@
 """The sweeps a granular step needs: Gauss-Seidel's stop and relaxation options on a pour.
 
-    python bench/bench_sweeps.py [--spheres 500] [--steps 600] [--cap 1000]
+    python bench/bench_sweeps.py [--spheres 500] [--steps 600] [--cap 1000] [--stiffness K]
         [--settings default,adapt,adapt15,change,check5,hybrid-ipm,hybrid-ipm-w100,
                     springs,springs-adapt15]
 
@@ -20,13 +20,14 @@ of h = 5e-4 s (600: the bed has formed and settles), Gauss-Seidel to 1e-4 with a
     springs  not rigid contacts: the DEM codes' glass as compliant ones (the spec's
              stiffness, laws/coulomb.py), omega 1.5
     springs-adapt15  the same with adapt=20 (the peer bench's setting)
+(--stiffness: the springs' k [N/m] instead of the spec's, the Hertz secant of the glass)
 
 One JSON record per setting, appended to bench/results/sweeps.json: mean sweeps a step, the
 steps that ended at the cap above the tolerance (and the stages of the first 20 unconverged
 solves: the Hybrid's), the steps whose residual ends above tol
 (with stop="change" the true residual can be above tol where the change is within it), wall
-seconds, and the bed at the end (bench/peers/models.pour_physics: bed height, packing,
-centre of mass height).
+seconds, the bed at the end (bench/peers/models.pour_physics: bed height, packing,
+centre of mass height) and the deepest overlap of a contact there.
 """
 import argparse
 import os
@@ -59,8 +60,10 @@ SETTINGS = {
 }
 
 
-def run(setting, spheres, steps, cap):
+def run(setting, spheres, steps, cap, stiffness=None):
     spec = dict(M.MODELS["pour2k"], spheres=spheres)
+    if stiffness is not None:
+        spec["stiffness"] = stiffness
     options = dict(SETTINGS[setting])
     kind = options.pop("solver", "gs")
     contacts = options.pop("contacts", "rigid")
@@ -83,6 +86,7 @@ def run(setting, spheres, steps, cap):
     residual = np.array([r.residual for r in reports])
     return {"bench": "sweeps", "setting": setting, "options": SETTINGS[setting],
             "spheres": spheres, "steps": steps, "step": spec["step"], "tol": spec["tol"],
+            "stiffness": spec["stiffness"] if contacts == "springs" else 0.0,
             "cap": cap, "solves": len(reports),
             "mean_sweeps": float(sweeps.mean()) if len(sweeps) else 0.0,
             "max_sweeps": int(sweeps.max()) if len(sweeps) else 0,
@@ -95,6 +99,8 @@ def run(setting, spheres, steps, cap):
             "max_residual": float(residual.max()) if len(residual) else 0.0,
             "seconds": seconds, "solve_seconds": float(sum(r.seconds for r in reports)),
             "physics": M.pour_physics(spec, b.x[own], b.radius[own]),
+            # the deepest overlap of a contact at the end (met at detection, or a spring's)
+            "max_overlap": float(max(0.0, -sim.contacts.gap.min(initial=0.0))),
             "costs": costs(last["problem"], last["R"]),
             "load_average": os.getloadavg()[0], **metadata()}
 
@@ -126,9 +132,10 @@ def main():
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--cap", type=int, default=1000)
     ap.add_argument("--settings", default=",".join(SETTINGS))
+    ap.add_argument("--stiffness", type=float, default=None)
     args = ap.parse_args()
     for setting in args.settings.split(","):
-        write("sweeps", run(setting, args.spheres, args.steps, args.cap))
+        write("sweeps", run(setting, args.spheres, args.steps, args.cap, args.stiffness))
 
 
 if __name__ == "__main__":
