@@ -20,10 +20,12 @@ pytestmark = pytest.mark.mpi(min_size=2)
 WORLD = MPI.COMM_WORLD
 
 
-def pile(n=120):
+def pile(n=120, grains=None, walls=None):
+    """n spheres poured into a box, with rolling resistance unless the surfaces of the
+    grains and of the walls are given (model.surface's keywords)."""
     m = ps.Model(gravity=(0.0, 0.0, -9.81))
-    m.surface("g", "g", friction=0.5, rolling=0.002, spinning=0.001)
-    m.surface("g", "w", friction=0.4, rolling=0.004)
+    m.surface("g", "g", **(grains or dict(friction=0.5, rolling=0.002, spinning=0.001)))
+    m.surface("g", "w", **(walls or dict(friction=0.4, rolling=0.004)))
     m.box_walls((0, 0, 0), (0.12, 0.12, 0.3), "w")
     k = np.arange(n)
     x = np.stack([0.012 + 0.024 * (k % 5), 0.012 + 0.024 * ((k // 5) % 5),
