@@ -69,8 +69,13 @@ def links(kind, param):
 
 def solve_params(kind, param):
     """The parameter columns the local solves read, contiguous: as many as the laws present
-    need (one for contacts alone), so that the sweep streams no more than it uses."""
+    need (two for contacts alone: mu and the compliance), so that the sweep streams no more
+    than it uses; zero columns added where `param` has fewer (a hand-made problem's)."""
     width = max([law.SOLVE_PARAMS for law, _ in _groups(kind)] or [1])
+    if param.shape[1] < width:
+        wide = np.zeros((len(param), width))
+        wide[:, :param.shape[1]] = param
+        return wide
     return np.ascontiguousarray(param[:, :width])
 
 

@@ -17,9 +17,6 @@ from .. import laws
 from . import kernels
 from .residual import coulomb_rows, residual_from_parts
 
-WIDTH = laws.coulomb.SOLVE_PARAMS           # the fewest parameter columns a problem holds
-
-
 class Problem:
     """Use Problem.rows, Problem.coulomb or Problem.coupled to make one."""
 
@@ -120,10 +117,8 @@ class _Rows(Problem):
 
     def __init__(self, indptr, indices, blocks, diag, B, kind, param, order):
         super().__init__(B, kind, param)
-        if self.param.shape[1] < WIDTH:          # a contact's local solve reads (mu, c)
-            wide = np.zeros((self.n, WIDTH))     # (the stepper's rows: laws.solve_params)
-            wide[:, :self.param.shape[1]] = self.param
-            self.param = wide
+        # the columns the laws' solves read (the stepper's rows have them already)
+        self.param = laws.solve_params(self.kind, self.param)
         self.indptr = np.asarray(indptr, np.int64)
         self.indices = np.asarray(indices, np.int64)
         self.blocks = np.ascontiguousarray(blocks, float).reshape(-1, 3, 3)
