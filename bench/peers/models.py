@@ -52,6 +52,7 @@ MODELS = {
         friction=0.4, restitution=0.2, duration=0.5, seed=7,
         step=5e-4, tol=1e-4, max_iter=10000, omega=1.5,     # parsolve's Moreau-Jean step
         stiffness=GLASS,                  # parsolve's contacts "springs": the same glass
+        check=5,                          # its residual taken every 5 sweeps
         young=5e7, poisson=0.3, dem_step=7e-6),              # the DEM codes' Hertz-Mindlin
     "pour20k": dict(
         words="20,000 spheres as in pour2k in a box of ten times the floor (158 mm x 158 mm), "
@@ -59,7 +60,7 @@ MODELS = {
         spheres=20000, side=0.158, rmin=1.8e-3, rmax=2.0e-3, density=2500.0,
         friction=0.4, restitution=0.2, duration=0.05, seed=7,
         step=5e-4, tol=1e-4, max_iter=10000, omega=1.5,
-        stiffness=GLASS,
+        stiffness=GLASS, check=5,
         young=5e7, poisson=0.3, dem_step=7e-6),
 }
 SMALL = ("ball", "chain", "spring")

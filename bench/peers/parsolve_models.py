@@ -9,7 +9,7 @@ Simulation.step() with the state sampled after each step; the pours by
 Simulation.run(duration), their spheres gathered at the end. A pour's "solver" names its
 contacts: "springs" (the default: the DEM codes' glass as compliant contacts of the spec's
 stiffness, laws/coulomb.py) or "rigid"; Gauss-Seidel solves both, ω backed off where it
-stalls (adapt=20).
+stalls (adapt=20), its residual taken every spec["check"] sweeps.
 """
 import argparse
 import json
@@ -29,7 +29,7 @@ SMALL_TOL = 1e-8
 def solver_of(name, spec, solver):
     if name in M.POURS:
         return ps.GaussSeidel(tol=spec["tol"], max_iter=spec["max_iter"], omega=spec["omega"],
-                              adapt=20)
+                              adapt=20, check=spec.get("check", 1))
     if solver == "newton":
         return ps.SemismoothNewton(tol=SMALL_TOL)
     return ps.GaussSeidel(tol=SMALL_TOL, max_iter=100000)
