@@ -181,8 +181,8 @@ def main():
             for rep in range(args.repeats if not args.quick else 1):
                 for code, variant in codes:
                     base = code.rstrip("@")
-                    label = base + (f"-{variant}" if variant and model != "ball" and
-                                    model != "spring" else "") + \
+                    label = base + (f"-{variant}" if variant and
+                                    model not in ("ball", "spring") else "") + \
                         (f"@{args.rev}" if code.endswith("@") else "")
                     t0 = time.perf_counter()
                     try:

@@ -70,8 +70,7 @@ def run(setting, spheres, steps, cap, stiffness=None):
     solver = (ps.Hybrid if kind == "hybrid" else ps.GaussSeidel)(tol=spec["tol"], max_iter=cap,
                                                                  **options)
     sim = ps.Simulation(build("pour2k", spec, contacts), step=spec["step"], solver=solver,
-                        quiet=True,
-                        progress=1e9, verify_every=0)
+                        quiet=True, progress=1e9, verify_every=0)
     reports, last = [], {}
     orig = solver.solve
     solver.solve = lambda problem, R: (last.update(problem=problem, R=R.copy()),

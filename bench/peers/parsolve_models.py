@@ -29,7 +29,7 @@ SMALL_TOL = 1e-8
 def solver_of(name, spec, solver):
     if name in M.POURS:
         return ps.GaussSeidel(tol=spec["tol"], max_iter=spec["max_iter"], omega=spec["omega"],
-                              adapt=20, check=spec.get("check", 1))
+                              adapt=20, check=spec["check"])
     if solver == "newton":
         return ps.SemismoothNewton(tol=SMALL_TOL)
     return ps.GaussSeidel(tol=SMALL_TOL, max_iter=100000)

@@ -320,12 +320,11 @@ def from_local_dynamics(ld, title="", description=""):
     local format holds frictional contacts only: a step with rows of other laws (joints,
     connectors, rolling resistance, bonds) is refused, naming them."""
     from .. import laws
-    from ..laws import KINDS, coulomb
 
-    other = np.flatnonzero(ld.kind != coulomb.KIND)
+    other = np.flatnonzero(ld.kind != laws.coulomb.KIND)
     if len(other):
         kinds, counts = np.unique(ld.kind[other], return_counts=True)
-        named = ", ".join(f"{c} {KINDS[k]}" for k, c in zip(kinds, counts))
+        named = ", ".join(f"{c} {laws.KINDS[k]}" for k, c in zip(kinds, counts))
         raise InputError(f"FCLIB export: the step has {len(other)} rows of other laws than "
                          f"contacts ({named}); FCLIB's frictional contact format cannot hold "
                          "them (rolling resistance, bonds, joints and connectors have no "

@@ -58,8 +58,8 @@ def compliance(p):
     return p[:, 1]
 
 
-def compliant(u, r, c):
-    """u_N + c r_N: the normal velocity the law sees (u itself where c = 0, bit for bit)."""
+def _compliant(u, r, c):
+    """u_N + c r_N of one row: the normal velocity the law sees (u itself where c = 0)."""
     if c == 0.0:
         return u
     u = np.array(u, float)
@@ -118,7 +118,7 @@ def natural_map(r, u, mu):
 
 def residual_sq(p, r, u):
     """|e|^2 of one row (p its parameters), e the natural map's residual."""
-    return natural_map(r, compliant(u, r, p[1]), p[0]) ** 2
+    return natural_map(r, _compliant(u, r, p[1]), p[0]) ** 2
 
 
 def ac_phi(r, u, mu, rho_n, rho_t, jacobian=True, fast_norm=False):
@@ -177,13 +177,12 @@ def project_rows(R, U, mu):
 def residual_vector(R, U, p):
     """e (n, 3) per row: R - P_K(R - (U_N + mu |U_T|, U_T)), the natural map's residual (U_N
     + c R_N for U_N)."""
-    return R - project_rows(R, _compliant_rows(U, R, p[:, 1]), p[:, 0])
+    c = p[:, 1]
+    return R - project_rows(R, _compliant_rows(U, R, c) if c.any() else U, p[:, 0])
 
 
 def _compliant_rows(U, R, c):
-    """U with U_N + c R_N, row by row (U itself when no row is compliant)."""
-    if not (c != 0.0).any():
-        return U
+    """A copy of U with U_N + c R_N, row by row."""
     U = U.copy()
     U[:, 0] += c * R[:, 0]
     return U
@@ -199,7 +198,9 @@ def phi_rows(R, U, p, rho_n, rho_t, jacobian=True):
     (n, 3, 3) of one element of its generalised Jacobian, vectorised over contacts (the
     definitions of ac_phi)."""
     mu, c = p[:, 0], p[:, 1]
-    U = _compliant_rows(U, R, c)
+    soft = c.any()
+    if soft:
+        U = _compliant_rows(U, R, c)
     n = len(R)
     Phi = np.empty((n, 3))
     sn = R[:, 0] - rho_n * U[:, 0]
@@ -227,6 +228,6 @@ def phi_rows(R, U, p, rho_n, rho_t, jacobian=True):
     dn = np.where(slide & pos, mu, 0.0)[:, None] * zhat
     A[:, 1:, 0] = -dn
     B[:, 1:, 0] = rho_n[:, None] * dn
-    if (c != 0.0).any():                      # dPhi/dR through U_N + c R_N
+    if soft:                                  # dPhi/dR through U_N + c R_N
         A[:, :, 0] += c[:, None] * B[:, :, 0]
     return Phi, A, B

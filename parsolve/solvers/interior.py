@@ -7,10 +7,11 @@ methods of Kleinert, Simeon and Obermayr 2014 for granular contact and of Mangon
     x = S r  in L = {x_0 >= |x_T|},   y = S^-1 (u + mu |u_T| e_N)  in L,   x . y = 0,
 
 u = W r + q (W + c e_N e_N^T on compliant contacts' diagonal blocks, laws.compliance: their
-u_N is read as u_N + c r_N). L is self-dual, so x . y >= 0 row by row, and the rows' sum measures how far the
-iterate is from complementarity. So y = M x + b(x) with M = S^-1 W S^-1 and b = S^-1 q +
-|u_T| e_N: the shift |u_T| (De Saxce's) makes the problem non-monotone (Coulomb's friction is
-not associated); with it frozen the problem is a monotone one over second-order cones.
+u_N is read as u_N + c r_N). L is self-dual, so x . y >= 0 row by row, and the rows' sum
+measures how far the iterate is from complementarity. So y = M x + b(x) with
+M = S^-1 W S^-1 and b = S^-1 q + |u_T| e_N: the shift |u_T| (De Saxce's) makes the problem
+non-monotone (Coulomb's friction is not associated); with it frozen the problem is a monotone
+one over second-order cones.
 
 Each iteration takes Nesterov and Todd's scaling T of every cone (T y = T^-1 x = lambda;
 Vandenberghe's CVXOPT notes give it in closed form) and Mehrotra's predictor-corrector: the

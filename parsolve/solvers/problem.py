@@ -10,12 +10,13 @@ decomposition.
 """
 import numpy as np
 
+from .. import laws
 from ..parallel.colouring import ColourSchedule
 from ..parallel.reduce import exact_sums
 from ..tables.keys import mix
-from .. import laws
 from . import kernels
 from .residual import coulomb_rows, residual_from_parts
+
 
 class Problem:
     """Use Problem.rows, Problem.coulomb or Problem.coupled to make one."""
